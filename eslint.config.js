@@ -1,0 +1,24 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.kruntimes/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // One-way dependencies (DESIGN.md §1): the pure core never imports a deployable or src/kube.
+    files: ['src/**/*.ts'],
+    ignores: ['src/kube/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['../kube/*', './kube/*', '**/webhook/*', '**/controller/*', '**/runtimed/*', '**/cli/*'] },
+      ],
+    },
+  },
+);

@@ -1,0 +1,20 @@
+import { QUALIFIED_NAME } from '../limits.js';
+// Name rules shared by the CRD schemas, the webhook and the CLI.
+
+/** Job and step names follow label-value rules (Kubernetes IsValidLabelValue): at most 63. */
+export const JOB_NAME_PATTERN = '^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$';
+export const STEP_NAME_PATTERN = JOB_NAME_PATTERN;
+/** Workflow names are DNS-1123 labels, so they fit the `kruntimes.io/workflow` label value. */
+export const WORKFLOW_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+/** Runtimes (`runs-on`) are DNS-1123 labels: `bash`, later `python`. */
+export const RUNTIME_PATTERN = WORKFLOW_NAME_PATTERN;
+/** Inputs are read as `inputs.<name>`, so their names are expression identifiers. */
+export const INPUT_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_-]*$';
+/** Output names end an annotation key, so they are qualified-name parts. */
+export const OUTPUT_NAME_PATTERN = QUALIFIED_NAME.source;
+/** Environment variable names a shell can read. */
+export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+
+export function matches(pattern: string, value: string): boolean {
+  return new RegExp(pattern).test(value);
+}

@@ -1,0 +1,310 @@
+// The one source of truth of the kruntimes.io/v1alpha1 API: these schemas become the CRDs in
+// config/crd/ and the TypeScript types in types.generated.ts (`npm run gen`; a unit test fails
+// when either is out of date).
+import * as L from '../limits.js';
+import * as P from './patterns.js';
+import { arrayOf, bool, int, keysMatch, mapOf, obj, str, type Schema } from './schema-helpers.js';
+
+const expressionValue = (description: string): Schema =>
+  str(`${description} May hold \${{ }} expressions.`, { maxLength: L.MAX_VALUE_LENGTH });
+
+const time = (description: string): Schema => str(description, { format: 'date-time' });
+
+export const conditionSchema: Schema = obj(
+  'A condition in the Kubernetes convention (metav1.Condition).',
+  {
+    type: str('Type of condition in CamelCase, such as Ready or Succeeded.', { maxLength: 316 }),
+    status: str('True, False or Unknown.', { enum: ['True', 'False', 'Unknown'] }),
+    reason: str('Machine-readable CamelCase reason for the last transition.', { maxLength: 1024 }),
+    message: str('Human-readable details about the last transition.', { maxLength: 32768 }),
+    observedGeneration: int('The .metadata.generation this condition was set from.', { minimum: 0 }),
+    lastTransitionTime: time('When the condition last changed status.'),
+  },
+  { required: ['type', 'status'] },
+);
+
+const conditions: Schema = arrayOf('Observations of the object, in the Kubernetes convention.', conditionSchema, {
+  maxItems: 16,
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+});
+
+const outputValues = (description: string): Schema =>
+  mapOf(description, str('An output value.', { maxLength: L.MAX_OUTPUT_VALUE_LENGTH }), {
+    maxProperties: L.MAX_OUTPUTS,
+  });
+
+export const stepSchema: Schema = obj(
+  'One step of an inline job: a script run by the job runtime.',
+  {
+    name: str('Name of the step, unique in its job; label-value rules. Read by later steps as steps.<name>.', {
+      minLength: 1,
+      maxLength: L.MAX_LABEL_VALUE_LENGTH,
+      pattern: P.STEP_NAME_PATTERN,
+    }),
+    run: str('The script. May hold ${{ }} expressions; prefer passing values through env.', {
+      minLength: 1,
+      maxLength: L.MAX_SCRIPT_LENGTH,
+    }),
+    env: mapOf('Environment variables of the step.', expressionValue('An environment value.'), {
+      maxProperties: L.MAX_ENV_PER_STEP,
+      'x-kubernetes-validations': [
+        keysMatch(P.ENV_NAME_PATTERN, 'environment variable names must match ' + P.ENV_NAME_PATTERN),
+      ],
+    }),
+    'timeout-minutes': int('Minutes the step may run before it is stopped with phase Timeout.', {
+      minimum: 1,
+      maximum: L.MAX_TIMEOUT_SECONDS / 60,
+    }),
+  },
+  { required: ['name', 'run'] },
+);
+
+export const jobSchema: Schema = obj(
+  'A job: either inline (runs-on and steps) or a call of a reusable Workflow (uses and optional with).',
+  {
+    needs: arrayOf(
+      'Jobs that must succeed before this one starts.',
+      str('A job name.', { maxLength: L.MAX_LABEL_VALUE_LENGTH }),
+      { maxItems: L.MAX_JOBS, 'x-kubernetes-list-type': 'set' },
+    ),
+    'runs-on': str('Runtime that executes the steps of an inline job, such as bash.', {
+      maxLength: L.MAX_LABEL_VALUE_LENGTH,
+      pattern: P.RUNTIME_PATTERN,
+    }),
+    steps: arrayOf('Steps of an inline job, run in order.', stepSchema, {
+      minItems: 1,
+      maxItems: L.MAX_STEPS_PER_JOB,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+    }),
+    outputs: mapOf(
+      'Outputs of an inline job, evaluated after its steps succeed; read downstream as jobs.<job>.outputs.<name>.',
+      expressionValue('An output expression, such as ${{ steps.package.outputs.env }}.'),
+      {
+        maxProperties: L.MAX_OUTPUTS,
+        'x-kubernetes-validations': [
+          keysMatch(P.OUTPUT_NAME_PATTERN, 'output names must match ' + P.OUTPUT_NAME_PATTERN),
+        ],
+      },
+    ),
+    uses: str('Name of the reusable Workflow this call job runs, in the same namespace.', {
+      maxLength: L.MAX_LABEL_VALUE_LENGTH,
+      pattern: P.WORKFLOW_NAME_PATTERN,
+    }),
+    with: mapOf('Inputs given to the called Workflow.', expressionValue('An input value.'), {
+      maxProperties: L.MAX_INPUTS,
+    }),
+  },
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: "!has(self.uses) || (!has(self.steps) && !has(self.runs__dash__on) && !has(self.outputs))",
+        message: 'a call job cannot have steps, runs-on or outputs',
+      },
+      {
+        rule: 'has(self.uses) || (has(self.steps) && has(self.runs__dash__on))',
+        message: 'an inline job needs runs-on and steps',
+      },
+      { rule: 'has(self.uses) || !has(self.with)', message: 'with is only allowed on a call job (uses)' },
+    ],
+  },
+);
+
+const jobs = (description: string): Schema =>
+  mapOf(description, jobSchema, {
+    minProperties: 1,
+    maxProperties: L.MAX_JOBS,
+    'x-kubernetes-validations': [
+      keysMatch(P.JOB_NAME_PATTERN, 'job names must match ' + P.JOB_NAME_PATTERN),
+      { rule: 'self.all(k, k.size() <= 63)', message: 'job names must be at most 63 characters' },
+    ],
+  });
+
+export const workflowSpecSchema: Schema = obj(
+  'A reusable Workflow template: inputs, jobs and the outputs it exposes to callers.',
+  {
+    inputs: mapOf(
+      'Inputs of the template, read as inputs.<name>.',
+      obj('One input.', {
+        type: str('Type of the value.', { enum: ['string', 'number', 'boolean'], default: 'string' }),
+        required: bool('Whether a caller must give the input (when it has no default).'),
+        default: str('Value used when the caller gives none.', { maxLength: L.MAX_VALUE_LENGTH }),
+        description: str('What the input is for.', { maxLength: L.MAX_DESCRIPTION_LENGTH }),
+      }),
+      {
+        maxProperties: L.MAX_INPUTS,
+        'x-kubernetes-validations': [
+          keysMatch(P.INPUT_NAME_PATTERN, 'input names must match ' + P.INPUT_NAME_PATTERN),
+        ],
+      },
+    ),
+    outputs: mapOf(
+      'Outputs exposed to a caller; each is frozen into the child WorkflowRun as a kruntimes.io/workflow-output.<name> annotation.',
+      obj(
+        'One output.',
+        {
+          value: expressionValue('The expression, such as ${{ jobs.apply.outputs.endpoint }}.'),
+          description: str('What the output holds.', { maxLength: L.MAX_DESCRIPTION_LENGTH }),
+        },
+        { required: ['value'] },
+      ),
+      {
+        maxProperties: L.MAX_OUTPUTS,
+        'x-kubernetes-validations': [
+          keysMatch(P.OUTPUT_NAME_PATTERN, 'output names must match ' + P.OUTPUT_NAME_PATTERN),
+          {
+            rule: `self.all(k, k.size() <= ${L.MAX_OUTPUT_NAME_LENGTH})`,
+            message: `output names must be at most ${L.MAX_OUTPUT_NAME_LENGTH} characters`,
+          },
+        ],
+      },
+    ),
+    jobs: jobs('Jobs of the template.'),
+  },
+  { required: ['jobs'] },
+);
+
+export const workflowStatusSchema: Schema = obj('Observed state of the Workflow.', {
+  observedGeneration: int('The .metadata.generation last checked.', { minimum: 0 }),
+  conditions,
+});
+
+export const workflowRunSpecSchema: Schema = obj(
+  'One execution: inline jobs only. A template is started with `krt workflow trigger`.',
+  {
+    jobs: jobs('Jobs of the run; immutable after creation.'),
+    cancelRequested: bool('Set to true to cancel the run; cannot be set back to false.'),
+    // Declared only so that they reach admission and are refused with a clear message instead of
+    // being pruned silently (DESIGN.md §6).
+    uses: str('Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.'),
+    with: mapOf('Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.', str('unused')),
+  },
+  {
+    required: ['jobs'],
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.uses) && !has(self.with)',
+        message:
+          'a WorkflowRun holds inline jobs only: spec.uses and spec.with are not allowed; start a Workflow template with `krt workflow trigger`',
+      },
+      { rule: 'self.jobs == oldSelf.jobs', message: 'spec.jobs is immutable after creation' },
+      {
+        rule: '!has(oldSelf.cancelRequested) || !oldSelf.cancelRequested || (has(self.cancelRequested) && self.cancelRequested)',
+        message: 'spec.cancelRequested cannot go back to false',
+      },
+    ],
+  },
+);
+
+const phase = (description: string, values: string[]): Schema => str(description, { enum: values });
+
+export const WORKFLOWRUN_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled', 'Suspended'];
+export const JOB_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Skipped', 'Cancelled', 'Suspended'];
+export const RUN_PHASES = ['Pending', 'Scheduled', 'Running', 'Succeeded', 'Failed', 'Timeout', 'Cancelled'];
+
+export const jobStatusSchema: Schema = obj('Observed state of one job.', {
+  phase: phase('Phase of the job.', JOB_PHASES),
+  workflowRunName: str('The child WorkflowRun of a call job.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
+  steps: arrayOf(
+    'Steps of an inline job.',
+    obj('Observed state of one step.', {
+      name: str('Step name.', { maxLength: L.MAX_LABEL_VALUE_LENGTH }),
+      phase: phase('Phase of the step Run.', RUN_PHASES),
+      runName: str('The Run that executes the step.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
+      outputs: outputValues('Outputs the step wrote.'),
+    }),
+    { maxItems: L.MAX_STEPS_PER_JOB },
+  ),
+  outputs: outputValues('Outputs of the job.'),
+  message: str('Why the job is in its phase.', { maxLength: 32768 }),
+  startedAt: time('When the job started.'),
+  finishedAt: time('When the job ended.'),
+  attempts: int('Executions of the job so far.', { minimum: 0 }),
+});
+
+export const workflowRunStatusSchema: Schema = obj('Observed state of the run.', {
+  phase: phase('Phase of the run.', WORKFLOWRUN_PHASES),
+  progress: str('Jobs ended out of all jobs, as done/total.', { maxLength: 16 }),
+  snapshotName: str('The ControllerRevision the run executes from.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
+  jobs: mapOf('Observed state of each job.', jobStatusSchema, { maxProperties: L.MAX_JOBS }),
+  outputs: outputValues('Outputs evaluated from the kruntimes.io/workflow-output.* annotations.'),
+  conditions,
+  message: str('Why the run is in its phase.', { maxLength: 32768 }),
+  startedAt: time('When the run started.'),
+  finishedAt: time('When the run ended.'),
+  observedGeneration: int('The .metadata.generation last reconciled.', { minimum: 0 }),
+});
+
+export const runSpecSchema: Schema = obj(
+  "One step's execution, claimed by a runtime agent (runtimed).",
+  {
+    runtime: str('Runtime that executes the script, such as bash.', {
+      minLength: 1,
+      maxLength: L.MAX_LABEL_VALUE_LENGTH,
+      pattern: P.RUNTIME_PATTERN,
+    }),
+    script: str('The rendered step script.', { minLength: 1, maxLength: L.MAX_SCRIPT_LENGTH }),
+    env: arrayOf(
+      'Environment variables of the step.',
+      obj(
+        'One variable.',
+        {
+          name: str('Variable name.', { minLength: 1, maxLength: 256, pattern: P.ENV_NAME_PATTERN }),
+          value: str('Variable value.', { maxLength: L.MAX_VALUE_LENGTH }),
+        },
+        { required: ['name'] },
+      ),
+      { maxItems: L.MAX_ENV_PER_STEP, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] },
+    ),
+    timeoutSeconds: int('Seconds the script may run before it is stopped with phase Timeout.', {
+      minimum: 1,
+      maximum: L.MAX_TIMEOUT_SECONDS,
+    }),
+    cancelRequested: bool('Set to true to stop the script; cannot be set back to false.'),
+  },
+  {
+    required: ['runtime', 'script'],
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(oldSelf.cancelRequested) || !oldSelf.cancelRequested || (has(self.cancelRequested) && self.cancelRequested)',
+        message: 'spec.cancelRequested cannot go back to false',
+      },
+      { rule: 'self.script == oldSelf.script', message: 'spec.script is immutable after creation' },
+    ],
+  },
+);
+
+export const runStatusSchema: Schema = obj('Observed state of the Run.', {
+  phase: phase('Phase of the Run.', RUN_PHASES),
+  assignedTo: str('Identity of the agent that claimed the Run.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
+  attempts: int('Times the Run was claimed.', { minimum: 0 }),
+  startTime: time('When the script started.'),
+  completionTime: time('When the script ended.'),
+  heartbeatTime: time('Last sign of life from the agent running it.'),
+  exitCode: int('Exit code of the script.'),
+  reason: str('Machine-readable reason of the phase, such as NonZeroExit or OutputsTooLarge.', { maxLength: 128 }),
+  message: str('Human-readable details.', { maxLength: 32768 }),
+  outputs: outputValues('Outputs the script wrote to $KRT_OUTPUT.'),
+  logTail: str('The last few KiB of output; full logs stay with runtimed.', { maxLength: L.MAX_LOG_TAIL_BYTES }),
+  control: obj('Workflow control the script wrote to $KRT_CONTROL.', {
+    suspend: bool('Suspend the job until the suspend label is removed.'),
+    retryAfter: str('Re-execute the job after this duration, such as 10m.', { maxLength: 32 }),
+    message: str('Why.', { maxLength: 32768 }),
+  }),
+});
+
+/** The root of a namespaced custom resource with spec and status. */
+export function rootSchema(description: string, spec: Schema, status: Schema, extra: Partial<Schema> = {}): Schema {
+  return obj(
+    description,
+    {
+      apiVersion: str('Versioned schema of this representation of an object.'),
+      kind: str('The REST resource this object represents.'),
+      metadata: { type: 'object' },
+      spec,
+      status,
+    },
+    { required: ['spec'], ...extra },
+  );
+}

@@ -1,0 +1,444 @@
+// Generated from src/api/schema.ts by `npm run gen`. Do not edit.
+
+export interface KruntimesApi {
+  StepSpec?: StepSpec;
+  JobSpec?: JobSpec;
+  Condition?: Condition;
+  JobStatus?: JobStatus;
+  WorkflowSpec?: WorkflowSpec;
+  WorkflowStatus?: WorkflowStatus;
+  WorkflowRunSpec?: WorkflowRunSpec;
+  WorkflowRunStatus?: WorkflowRunStatus;
+  RunSpec?: RunSpec;
+  RunStatus?: RunStatus;
+}
+/**
+ * One step of an inline job: a script run by the job runtime.
+ */
+export interface StepSpec {
+  /**
+   * Name of the step, unique in its job; label-value rules. Read by later steps as steps.<name>.
+   */
+  name: string;
+  /**
+   * The script. May hold ${{ }} expressions; prefer passing values through env.
+   */
+  run: string;
+  /**
+   * Environment variables of the step.
+   */
+  env?: {
+    /**
+     * An environment value. May hold ${{ }} expressions.
+     */
+    [k: string]: string;
+  };
+  /**
+   * Minutes the step may run before it is stopped with phase Timeout.
+   */
+  'timeout-minutes'?: number;
+}
+/**
+ * A job: either inline (runs-on and steps) or a call of a reusable Workflow (uses and optional with).
+ */
+export interface JobSpec {
+  /**
+   * Jobs that must succeed before this one starts.
+   *
+   * @maxItems 100
+   *
+   * Items: A job name.
+   */
+  needs?: string[];
+  /**
+   * Runtime that executes the steps of an inline job, such as bash.
+   */
+  'runs-on'?: string;
+  /**
+   * Steps of an inline job, run in order.
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  steps?: StepSpec[];
+  /**
+   * Outputs of an inline job, evaluated after its steps succeed; read downstream as jobs.<job>.outputs.<name>.
+   */
+  outputs?: {
+    /**
+     * An output expression, such as ${{ steps.package.outputs.env }}. May hold ${{ }} expressions.
+     */
+    [k: string]: string;
+  };
+  /**
+   * Name of the reusable Workflow this call job runs, in the same namespace.
+   */
+  uses?: string;
+  /**
+   * Inputs given to the called Workflow.
+   */
+  with?: {
+    /**
+     * An input value. May hold ${{ }} expressions.
+     */
+    [k: string]: string;
+  };
+}
+/**
+ * A condition in the Kubernetes convention (metav1.Condition).
+ */
+export interface Condition {
+  /**
+   * Type of condition in CamelCase, such as Ready or Succeeded.
+   */
+  type: string;
+  /**
+   * True, False or Unknown.
+   */
+  status: 'True' | 'False' | 'Unknown';
+  /**
+   * Machine-readable CamelCase reason for the last transition.
+   */
+  reason?: string;
+  /**
+   * Human-readable details about the last transition.
+   */
+  message?: string;
+  /**
+   * The .metadata.generation this condition was set from.
+   */
+  observedGeneration?: number;
+  /**
+   * When the condition last changed status.
+   */
+  lastTransitionTime?: string;
+}
+/**
+ * Observed state of one job.
+ */
+export interface JobStatus {
+  /**
+   * Phase of the job.
+   */
+  phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped' | 'Cancelled' | 'Suspended';
+  /**
+   * The child WorkflowRun of a call job.
+   */
+  workflowRunName?: string;
+  /**
+   * Steps of an inline job.
+   *
+   * @maxItems 50
+   *
+   * Items: Observed state of one step.
+   */
+  steps?: {
+    /**
+     * Step name.
+     */
+    name?: string;
+    /**
+     * Phase of the step Run.
+     */
+    phase?: 'Pending' | 'Scheduled' | 'Running' | 'Succeeded' | 'Failed' | 'Timeout' | 'Cancelled';
+    /**
+     * The Run that executes the step.
+     */
+    runName?: string;
+    /**
+     * Outputs the step wrote.
+     */
+    outputs?: {
+      /**
+       * An output value.
+       */
+      [k: string]: string;
+    };
+  }[];
+  /**
+   * Outputs of the job.
+   */
+  outputs?: {
+    /**
+     * An output value.
+     */
+    [k: string]: string;
+  };
+  /**
+   * Why the job is in its phase.
+   */
+  message?: string;
+  /**
+   * When the job started.
+   */
+  startedAt?: string;
+  /**
+   * When the job ended.
+   */
+  finishedAt?: string;
+  /**
+   * Executions of the job so far.
+   */
+  attempts?: number;
+}
+/**
+ * A reusable Workflow template: inputs, jobs and the outputs it exposes to callers.
+ */
+export interface WorkflowSpec {
+  /**
+   * Inputs of the template, read as inputs.<name>.
+   */
+  inputs?: {
+    /**
+     * One input.
+     */
+    [k: string]: {
+      /**
+       * Type of the value.
+       */
+      type?: 'string' | 'number' | 'boolean';
+      /**
+       * Whether a caller must give the input (when it has no default).
+       */
+      required?: boolean;
+      /**
+       * Value used when the caller gives none.
+       */
+      default?: string;
+      /**
+       * What the input is for.
+       */
+      description?: string;
+    };
+  };
+  /**
+   * Outputs exposed to a caller; each is frozen into the child WorkflowRun as a kruntimes.io/workflow-output.<name> annotation.
+   */
+  outputs?: {
+    /**
+     * One output.
+     */
+    [k: string]: {
+      /**
+       * The expression, such as ${{ jobs.apply.outputs.endpoint }}. May hold ${{ }} expressions.
+       */
+      value: string;
+      /**
+       * What the output holds.
+       */
+      description?: string;
+    };
+  };
+  /**
+   * Jobs of the template.
+   */
+  jobs: {
+    [k: string]: JobSpec;
+  };
+}
+/**
+ * Observed state of the Workflow.
+ */
+export interface WorkflowStatus {
+  /**
+   * The .metadata.generation last checked.
+   */
+  observedGeneration?: number;
+  /**
+   * Observations of the object, in the Kubernetes convention.
+   *
+   * @maxItems 16
+   */
+  conditions?: Condition[];
+}
+/**
+ * One execution: inline jobs only. A template is started with `krt workflow trigger`.
+ */
+export interface WorkflowRunSpec {
+  /**
+   * Jobs of the run; immutable after creation.
+   */
+  jobs: {
+    [k: string]: JobSpec;
+  };
+  /**
+   * Set to true to cancel the run; cannot be set back to false.
+   */
+  cancelRequested?: boolean;
+  /**
+   * Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.
+   */
+  uses?: string;
+  /**
+   * Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.
+   */
+  with?: {
+    /**
+     * unused
+     */
+    [k: string]: string;
+  };
+}
+/**
+ * Observed state of the run.
+ */
+export interface WorkflowRunStatus {
+  /**
+   * Phase of the run.
+   */
+  phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled' | 'Suspended';
+  /**
+   * Jobs ended out of all jobs, as done/total.
+   */
+  progress?: string;
+  /**
+   * The ControllerRevision the run executes from.
+   */
+  snapshotName?: string;
+  /**
+   * Observed state of each job.
+   */
+  jobs?: {
+    [k: string]: JobStatus;
+  };
+  /**
+   * Outputs evaluated from the kruntimes.io/workflow-output.* annotations.
+   */
+  outputs?: {
+    /**
+     * An output value.
+     */
+    [k: string]: string;
+  };
+  /**
+   * Observations of the object, in the Kubernetes convention.
+   *
+   * @maxItems 16
+   */
+  conditions?: Condition[];
+  /**
+   * Why the run is in its phase.
+   */
+  message?: string;
+  /**
+   * When the run started.
+   */
+  startedAt?: string;
+  /**
+   * When the run ended.
+   */
+  finishedAt?: string;
+  /**
+   * The .metadata.generation last reconciled.
+   */
+  observedGeneration?: number;
+}
+/**
+ * One step's execution, claimed by a runtime agent (runtimed).
+ */
+export interface RunSpec {
+  /**
+   * Runtime that executes the script, such as bash.
+   */
+  runtime: string;
+  /**
+   * The rendered step script.
+   */
+  script: string;
+  /**
+   * Environment variables of the step.
+   *
+   * @maxItems 100
+   *
+   * Items: One variable.
+   */
+  env?: {
+    /**
+     * Variable name.
+     */
+    name: string;
+    /**
+     * Variable value.
+     */
+    value?: string;
+  }[];
+  /**
+   * Seconds the script may run before it is stopped with phase Timeout.
+   */
+  timeoutSeconds?: number;
+  /**
+   * Set to true to stop the script; cannot be set back to false.
+   */
+  cancelRequested?: boolean;
+}
+/**
+ * Observed state of the Run.
+ */
+export interface RunStatus {
+  /**
+   * Phase of the Run.
+   */
+  phase?: 'Pending' | 'Scheduled' | 'Running' | 'Succeeded' | 'Failed' | 'Timeout' | 'Cancelled';
+  /**
+   * Identity of the agent that claimed the Run.
+   */
+  assignedTo?: string;
+  /**
+   * Times the Run was claimed.
+   */
+  attempts?: number;
+  /**
+   * When the script started.
+   */
+  startTime?: string;
+  /**
+   * When the script ended.
+   */
+  completionTime?: string;
+  /**
+   * Last sign of life from the agent running it.
+   */
+  heartbeatTime?: string;
+  /**
+   * Exit code of the script.
+   */
+  exitCode?: number;
+  /**
+   * Machine-readable reason of the phase, such as NonZeroExit or OutputsTooLarge.
+   */
+  reason?: string;
+  /**
+   * Human-readable details.
+   */
+  message?: string;
+  /**
+   * Outputs the script wrote to $KRT_OUTPUT.
+   */
+  outputs?: {
+    /**
+     * An output value.
+     */
+    [k: string]: string;
+  };
+  /**
+   * The last few KiB of output; full logs stay with runtimed.
+   */
+  logTail?: string;
+  /**
+   * Workflow control the script wrote to $KRT_CONTROL.
+   */
+  control?: {
+    /**
+     * Suspend the job until the suspend label is removed.
+     */
+    suspend?: boolean;
+    /**
+     * Re-execute the job after this duration, such as 10m.
+     */
+    retryAfter?: string;
+    /**
+     * Why.
+     */
+    message?: string;
+  };
+}

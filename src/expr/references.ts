@@ -1,0 +1,126 @@
+// Which inputs, job outputs and step outputs an expression reads, for admission-time checks.
+import { ExprError } from './errors.js';
+import { arityText, CONTEXT_NAMES, FUNCTIONS, pathText } from './evaluate.js';
+import type { Expr } from './parser.js';
+
+/** A chain such as `jobs.build.outputs.env` or `inputs['name']`, as far as it is static. */
+export interface RawReference {
+  context: string;
+  /** Literal segments after the context name. */
+  path: string[];
+  /** True when an index that is not a literal cut the chain short (`jobs[inputs.x]`). */
+  dynamic: boolean;
+  start: number;
+  end: number;
+  text: string;
+}
+
+export type Reference =
+  | { kind: 'input'; name: string }
+  | { kind: 'jobOutput'; job: string; output: string }
+  | { kind: 'stepOutput'; step: string; output: string };
+
+/** Every reference chain in the expression, outermost first, left to right. */
+export function referencesOf(expr: Expr): RawReference[] {
+  const out: RawReference[] = [];
+  walk(expr, out);
+  return out;
+}
+
+function walk(e: Expr, out: RawReference[]): void {
+  if (e.type === 'ident' || e.type === 'member' || e.type === 'index') {
+    const chain = staticChain(e);
+    if (chain) {
+      out.push({ ...chain, start: e.start, end: e.end, text: pathText(e) });
+      for (const idx of chain.dynamicIndexes) walk(idx, out);
+      return;
+    }
+  }
+  switch (e.type) {
+    case 'member':
+      return walk(e.object, out);
+    case 'index':
+      walk(e.object, out);
+      return walk(e.index, out);
+    case 'not':
+      return walk(e.operand, out);
+    case 'binary':
+      walk(e.left, out);
+      return walk(e.right, out);
+    case 'call':
+      for (const a of e.args) walk(a, out);
+      return;
+    default:
+      return;
+  }
+}
+
+function staticChain(
+  e: Expr,
+): { context: string; path: string[]; dynamic: boolean; dynamicIndexes: Expr[] } | undefined {
+  if (e.type === 'ident') return { context: e.name, path: [], dynamic: false, dynamicIndexes: [] };
+  if (e.type !== 'member' && e.type !== 'index') return undefined;
+  const inner = staticChain(e.object);
+  if (!inner) return undefined;
+  if (inner.dynamic) {
+    if (e.type === 'index') inner.dynamicIndexes.push(e.index);
+    return inner;
+  }
+  if (e.type === 'member') return { ...inner, path: [...inner.path, e.property] };
+  if (e.index.type === 'literal' && typeof e.index.value === 'string')
+    return { ...inner, path: [...inner.path, e.index.value] };
+  return { ...inner, dynamic: true, dynamicIndexes: [...inner.dynamicIndexes, e.index] };
+}
+
+/**
+ * The meaning of a reference chain, or the reason it is not one of the allowed forms
+ * `inputs.<name>`, `jobs.<job>.outputs.<name>`, `steps.<step>.outputs.<name>`.
+ */
+export function classifyReference(ref: RawReference): Reference | string {
+  const [a, b, c] = ref.path;
+  if (!(CONTEXT_NAMES as readonly string[]).includes(ref.context))
+    return `unknown context "${ref.context}" (expected ${CONTEXT_NAMES.join(', ')})`;
+  if (ref.dynamic) return `"${ref.text}": a reference must name its ${ref.context} with literals`;
+  if (ref.context === 'inputs') {
+    if (ref.path.length === 1) return { kind: 'input', name: a as string };
+    return `"${ref.text}": expected inputs.<name>`;
+  }
+  const what = ref.context === 'jobs' ? 'job' : 'step';
+  if (ref.path.length !== 3 || b !== 'outputs') return `"${ref.text}": expected ${ref.context}.<${what}>.outputs.<name>`;
+  return ref.context === 'jobs'
+    ? { kind: 'jobOutput', job: a as string, output: c as string }
+    : { kind: 'stepOutput', step: a as string, output: c as string };
+}
+
+/** Problems visible without any context: unknown functions, wrong argument counts. */
+export function functionErrors(expr: Expr, source: string): ExprError[] {
+  const errors: ExprError[] = [];
+  const visit = (e: Expr): void => {
+    switch (e.type) {
+      case 'call': {
+        const arity = FUNCTIONS[e.name];
+        if (!arity) errors.push(new ExprError(`unknown function "${e.name}"`, source, e.start));
+        else if (e.args.length < arity.min || e.args.length > arity.max)
+          errors.push(
+            new ExprError(`${e.name}() takes ${arityText(arity)}, got ${e.args.length}`, source, e.start),
+          );
+        e.args.forEach(visit);
+        return;
+      }
+      case 'member':
+        return visit(e.object);
+      case 'index':
+        visit(e.object);
+        return visit(e.index);
+      case 'not':
+        return visit(e.operand);
+      case 'binary':
+        visit(e.left);
+        return visit(e.right);
+      default:
+        return;
+    }
+  };
+  visit(expr);
+  return errors;
+}

@@ -1,0 +1,110 @@
+// Every bound of the API in one place, each with the source of its number.
+
+/** Kubernetes: a DNS-1123 subdomain (object names of most kinds) is at most 253 characters. */
+export const MAX_OBJECT_NAME_LENGTH = 253;
+/** Kubernetes: a label value, and a DNS-1123 label, is at most 63 characters. */
+export const MAX_LABEL_VALUE_LENGTH = 63;
+/** Kubernetes: the name part of a qualified annotation key is at most 63 characters. */
+export const MAX_QUALIFIED_NAME_LENGTH = 63;
+/** Kubernetes (apimachinery TotalAnnotationSizeLimitB): all keys plus values of one object, 256 KiB. */
+export const MAX_TOTAL_ANNOTATION_BYTES = 256 * 1024;
+
+/** First seed: "The initial maximum nesting depth is 8" (Workflows in one call chain, root included). */
+export const MAX_CALL_DEPTH = 8;
+
+// DESIGN.md §2: jobs, steps, inputs and outputs are bounded by CRD limits. The numbers leave a
+// WorkflowRun of the largest shape well inside etcd's 1.5 MiB request limit.
+export const MAX_JOBS = 100;
+export const MAX_STEPS_PER_JOB = 50;
+export const MAX_INPUTS = 50;
+export const MAX_OUTPUTS = 50;
+export const MAX_ENV_PER_STEP = 100;
+/** Characters of one step script. */
+export const MAX_SCRIPT_LENGTH = 64 * 1024;
+/** Characters of one expression-bearing value (with, env, output expressions, input defaults). */
+export const MAX_VALUE_LENGTH = 8 * 1024;
+/** Characters of one output value stored in status (job, step and Run outputs are bounded). */
+export const MAX_OUTPUT_VALUE_LENGTH = 4 * 1024;
+/** Characters of a description. */
+export const MAX_DESCRIPTION_LENGTH = 1024;
+/** Run.status.logTail keeps the last 4 KiB of output (issue: runtimed). */
+export const MAX_LOG_TAIL_BYTES = 4 * 1024;
+/** A Run may not ask for more than a day. */
+export const MAX_TIMEOUT_SECONDS = 24 * 60 * 60;
+
+/** DESIGN.md §2: frozen output contract annotations carry this prefix. */
+export const OUTPUT_ANNOTATION_PREFIX = 'kruntimes.io/workflow-output.';
+/**
+ * The name part of `kruntimes.io/workflow-output.<name>` is at most 63 characters, so `<name>` is at
+ * most 63 - len("workflow-output.") = 47.
+ */
+export const MAX_OUTPUT_NAME_LENGTH = MAX_QUALIFIED_NAME_LENGTH - 'workflow-output.'.length;
+
+/** Kubernetes qualified-name part (also the CRD pattern for output names). */
+export const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Validates an annotation key as Kubernetes does (apimachinery IsQualifiedName): an optional
+ * DNS-subdomain prefix of at most 253 characters, a slash, and a name of at most 63 characters.
+ * Returns the reasons it is invalid; empty when valid.
+ */
+export function annotationKeyErrors(key: string): string[] {
+  const errors: string[] = [];
+  const parts = key.split('/');
+  let name = key;
+  if (parts.length > 2) return [`"${key}": an annotation key has at most one "/"`];
+  if (parts.length === 2) {
+    const prefix = parts[0] ?? '';
+    name = parts[1] ?? '';
+    if (prefix.length === 0) errors.push(`"${key}": prefix part must be non-empty`);
+    else if (prefix.length > MAX_OBJECT_NAME_LENGTH)
+      errors.push(`"${key}": prefix part must be no more than ${MAX_OBJECT_NAME_LENGTH} characters`);
+    else if (!DNS1123_SUBDOMAIN.test(prefix))
+      errors.push(`"${key}": prefix part must be a lowercase DNS-1123 subdomain`);
+  }
+  if (name.length === 0) errors.push(`"${key}": name part must be non-empty`);
+  else if (name.length > MAX_QUALIFIED_NAME_LENGTH)
+    errors.push(`"${key}": name part must be no more than ${MAX_QUALIFIED_NAME_LENGTH} characters`);
+  else if (!QUALIFIED_NAME.test(name))
+    errors.push(
+      `"${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+    );
+  return errors;
+}
+
+/** The key of the frozen output annotation for one Workflow output. */
+export function outputAnnotationKey(outputName: string): string {
+  return OUTPUT_ANNOTATION_PREFIX + outputName;
+}
+
+/** Errors for a Workflow output name: it must make a valid `kruntimes.io/workflow-output.<name>` key. */
+export function outputNameErrors(outputName: string): string[] {
+  if (outputName.length > MAX_OUTPUT_NAME_LENGTH)
+    return [`output name "${outputName}" is longer than ${MAX_OUTPUT_NAME_LENGTH} characters`];
+  // The name itself must be a qualified-name part, not only the whole key: `-a` would make the valid
+  // key `workflow-output.-a`, but reads badly and is refused by the CRD pattern too.
+  return QUALIFIED_NAME.test(outputName) && annotationKeyErrors(outputAnnotationKey(outputName)).length === 0
+    ? []
+    : [
+        `output name "${outputName}" must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      ];
+}
+
+/** Bytes Kubernetes counts for a set of annotations: the sum of key and value lengths. */
+export function annotationBytes(annotations: Record<string, string>): number {
+  let total = 0;
+  for (const [k, v] of Object.entries(annotations)) total += Buffer.byteLength(k) + Buffer.byteLength(v);
+  return total;
+}
+
+/**
+ * Null when the annotations fit the Kubernetes budget (apimachinery ValidateAnnotationsSize rejects
+ * a total strictly greater than 256 KiB), else the error text.
+ */
+export function annotationBudgetError(annotations: Record<string, string>): string | null {
+  const total = annotationBytes(annotations);
+  return total > MAX_TOTAL_ANNOTATION_BYTES
+    ? `annotations take ${total} bytes, more than the Kubernetes limit of ${MAX_TOTAL_ANNOTATION_BYTES}`
+    : null;
+}
