@@ -1,11 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', '.kruntimes/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    languageOptions: { globals: { ...globals.node } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
@@ -17,7 +19,9 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['../kube/*', './kube/*', '**/webhook/*', '**/controller/*', '**/runtimed/*', '**/cli/*'] },
+        {
+          patterns: ['../kube/*', './kube/*', '**/webhook/*', '**/controller/*', '**/runtimed/*', '**/cli/*'],
+        },
       ],
     },
   },

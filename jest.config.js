@@ -15,7 +15,13 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      roots: ['<rootDir>/src', '<rootDir>/webhook', '<rootDir>/controller', '<rootDir>/runtimed', '<rootDir>/cli'],
+      roots: [
+        '<rootDir>/src',
+        '<rootDir>/webhook',
+        '<rootDir>/controller',
+        '<rootDir>/runtimed',
+        '<rootDir>/cli',
+      ],
       testMatch: ['**/*.test.ts'],
     },
     {

@@ -18,7 +18,9 @@ describe('output names and annotation keys', () => {
   });
 
   it('rejects 48 characters', () => {
-    expect(outputNameErrors('e'.repeat(48))).toEqual([`output name "${'e'.repeat(48)}" is longer than 47 characters`]);
+    expect(outputNameErrors('e'.repeat(48))).toEqual([
+      `output name "${'e'.repeat(48)}" is longer than 47 characters`,
+    ]);
     expect(annotationKeyErrors(outputAnnotationKey('e'.repeat(48)))[0]).toContain(
       'name part must be no more than 63 characters',
     );
@@ -36,7 +38,9 @@ describe('output names and annotation keys', () => {
     expect(annotationKeyErrors('plain')).toEqual([]);
     expect(annotationKeyErrors('a/b/c')).toEqual(['"a/b/c": an annotation key has at most one "/"']);
     expect(annotationKeyErrors('/x')).toEqual(['"/x": prefix part must be non-empty']);
-    expect(annotationKeyErrors('Bad_Prefix/x')).toEqual(['"Bad_Prefix/x": prefix part must be a lowercase DNS-1123 subdomain']);
+    expect(annotationKeyErrors('Bad_Prefix/x')).toEqual([
+      '"Bad_Prefix/x": prefix part must be a lowercase DNS-1123 subdomain',
+    ]);
     expect(annotationKeyErrors(`${'p'.repeat(254)}/x`)[0]).toContain('prefix part must be no more than 253');
     expect(annotationKeyErrors('k/')).toEqual(['"k/": name part must be non-empty']);
   });

@@ -1,5 +1,12 @@
 import { MAX_OBJECT_NAME_LENGTH } from './limits.js';
-import { boundedName, childWorkflowRunName, isDns1123Subdomain, runName, sha256Hex, snapshotName } from './names.js';
+import {
+  boundedName,
+  childWorkflowRunName,
+  isDns1123Subdomain,
+  runName,
+  sha256Hex,
+  snapshotName,
+} from './names.js';
 
 describe('names', () => {
   it('follows the seed and DESIGN.md', () => {
@@ -61,6 +68,7 @@ describe('names', () => {
 
   it('checks DNS-1123 subdomains', () => {
     for (const ok of ['a', 'a-b', 'a.b', '0a']) expect(isDns1123Subdomain(ok)).toBe(true);
-    for (const bad of ['', 'A', '-a', 'a-', 'a..b', 'a_b', 'a'.repeat(254)]) expect(isDns1123Subdomain(bad)).toBe(false);
+    for (const bad of ['', 'A', '-a', 'a-', 'a..b', 'a_b', 'a'.repeat(254)])
+      expect(isDns1123Subdomain(bad)).toBe(false);
   });
 });

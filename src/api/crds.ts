@@ -100,7 +100,14 @@ export function crdFor(k: KindInfo): Record<string, unknown> {
     metadata: { name: `${k.plural}.${GROUP}` },
     spec: {
       group: GROUP,
-      names: { kind: k.kind, listKind: `${k.kind}List`, plural: k.plural, singular: k.singular, shortNames: k.shortNames, categories: k.categories },
+      names: {
+        kind: k.kind,
+        listKind: `${k.kind}List`,
+        plural: k.plural,
+        singular: k.singular,
+        shortNames: k.shortNames,
+        categories: k.categories,
+      },
       scope: 'Namespaced',
       versions: [
         {

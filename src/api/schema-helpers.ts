@@ -20,7 +20,13 @@ export interface Schema {
   minProperties?: number;
   maxProperties?: number;
   nullable?: boolean;
-  'x-kubernetes-validations'?: { rule: string; message?: string; messageExpression?: string; reason?: string; fieldPath?: string }[];
+  'x-kubernetes-validations'?: {
+    rule: string;
+    message?: string;
+    messageExpression?: string;
+    reason?: string;
+    fieldPath?: string;
+  }[];
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
@@ -56,6 +62,9 @@ export function arrayOf(description: string, items: Schema, extra: Partial<Schem
 }
 
 /** A CEL rule that every key of a map matches a regular expression. */
-export function keysMatch(pattern: string, message: string): NonNullable<Schema['x-kubernetes-validations']>[number] {
+export function keysMatch(
+  pattern: string,
+  message: string,
+): NonNullable<Schema['x-kubernetes-validations']>[number] {
   return { rule: `self.all(k, k.matches('${pattern}'))`, message };
 }

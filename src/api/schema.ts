@@ -23,11 +23,15 @@ export const conditionSchema: Schema = obj(
   { required: ['type', 'status'] },
 );
 
-const conditions: Schema = arrayOf('Observations of the object, in the Kubernetes convention.', conditionSchema, {
-  maxItems: 16,
-  'x-kubernetes-list-type': 'map',
-  'x-kubernetes-list-map-keys': ['type'],
-});
+const conditions: Schema = arrayOf(
+  'Observations of the object, in the Kubernetes convention.',
+  conditionSchema,
+  {
+    maxItems: 16,
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['type'],
+  },
+);
 
 const outputValues = (description: string): Schema =>
   mapOf(description, str('An output value.', { maxLength: L.MAX_OUTPUT_VALUE_LENGTH }), {
@@ -37,11 +41,14 @@ const outputValues = (description: string): Schema =>
 export const stepSchema: Schema = obj(
   'One step of an inline job: a script run by the job runtime.',
   {
-    name: str('Name of the step, unique in its job; label-value rules. Read by later steps as steps.<name>.', {
-      minLength: 1,
-      maxLength: L.MAX_LABEL_VALUE_LENGTH,
-      pattern: P.STEP_NAME_PATTERN,
-    }),
+    name: str(
+      'Name of the step, unique in its job; label-value rules. Read by later steps as steps.<name>.',
+      {
+        minLength: 1,
+        maxLength: L.MAX_LABEL_VALUE_LENGTH,
+        pattern: P.STEP_NAME_PATTERN,
+      },
+    ),
     run: str('The script. May hold ${{ }} expressions; prefer passing values through env.', {
       minLength: 1,
       maxLength: L.MAX_SCRIPT_LENGTH,
@@ -99,7 +106,7 @@ export const jobSchema: Schema = obj(
   {
     'x-kubernetes-validations': [
       {
-        rule: "!has(self.uses) || (!has(self.steps) && !has(self.runs__dash__on) && !has(self.outputs))",
+        rule: '!has(self.uses) || (!has(self.steps) && !has(self.runs__dash__on) && !has(self.outputs))',
         message: 'a call job cannot have steps, runs-on or outputs',
       },
       {
@@ -178,7 +185,10 @@ export const workflowRunSpecSchema: Schema = obj(
     // Declared only so that they reach admission and are refused with a clear message instead of
     // being pruned silently (DESIGN.md §6).
     uses: str('Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.'),
-    with: mapOf('Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.', str('unused')),
+    with: mapOf(
+      'Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.',
+      str('unused'),
+    ),
   },
   {
     required: ['jobs'],
@@ -255,7 +265,11 @@ export const runSpecSchema: Schema = obj(
         },
         { required: ['name'] },
       ),
-      { maxItems: L.MAX_ENV_PER_STEP, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] },
+      {
+        maxItems: L.MAX_ENV_PER_STEP,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+      },
     ),
     timeoutSeconds: int('Seconds the script may run before it is stopped with phase Timeout.', {
       minimum: 1,
@@ -283,10 +297,14 @@ export const runStatusSchema: Schema = obj('Observed state of the Run.', {
   completionTime: time('When the script ended.'),
   heartbeatTime: time('Last sign of life from the agent running it.'),
   exitCode: int('Exit code of the script.'),
-  reason: str('Machine-readable reason of the phase, such as NonZeroExit or OutputsTooLarge.', { maxLength: 128 }),
+  reason: str('Machine-readable reason of the phase, such as NonZeroExit or OutputsTooLarge.', {
+    maxLength: 128,
+  }),
   message: str('Human-readable details.', { maxLength: 32768 }),
   outputs: outputValues('Outputs the script wrote to $KRT_OUTPUT.'),
-  logTail: str('The last few KiB of output; full logs stay with runtimed.', { maxLength: L.MAX_LOG_TAIL_BYTES }),
+  logTail: str('The last few KiB of output; full logs stay with runtimed.', {
+    maxLength: L.MAX_LOG_TAIL_BYTES,
+  }),
   control: obj('Workflow control the script wrote to $KRT_CONTROL.', {
     suspend: bool('Suspend the job until the suspend label is removed.'),
     retryAfter: str('Re-execute the job after this duration, such as 10m.', { maxLength: 32 }),
@@ -295,7 +313,12 @@ export const runStatusSchema: Schema = obj('Observed state of the Run.', {
 });
 
 /** The root of a namespaced custom resource with spec and status. */
-export function rootSchema(description: string, spec: Schema, status: Schema, extra: Partial<Schema> = {}): Schema {
+export function rootSchema(
+  description: string,
+  spec: Schema,
+  status: Schema,
+  extra: Partial<Schema> = {},
+): Schema {
   return obj(
     description,
     {

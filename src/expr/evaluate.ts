@@ -37,7 +37,8 @@ export function evaluate(expr: Expr, contexts: Contexts, source: string): Value 
       const key = ev(expr.index);
       const obj = ev(expr.object);
       if (Array.isArray(obj) && typeof key === 'number') {
-        if (!Number.isInteger(key) || key < 0 || key >= obj.length) return fail(`index ${key} is out of range`);
+        if (!Number.isInteger(key) || key < 0 || key >= obj.length)
+          return fail(`index ${key} is out of range`);
         return obj[key] as Value;
       }
       if (typeof key !== 'string') return fail(`index must be a string, got ${describe(key)}`, expr.index);
@@ -155,8 +156,7 @@ function callFunction(expr: Extract<Expr, { type: 'call' }>, args: Value[], sour
         if (m === '{{') return '{';
         if (m === '}}') return '}';
         const i = Number(n) + 1;
-        if (i >= args.length)
-          throw new ExprError(`format() has no argument {${n}}`, source, expr.start);
+        if (i >= args.length) throw new ExprError(`format() has no argument {${n}}`, source, expr.start);
         return s(i);
       });
     default:

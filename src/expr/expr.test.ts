@@ -1,4 +1,11 @@
-import { analyzeTemplate, ExprError, parseTemplate, printExpr, renderPartial, renderTemplate } from './index.js';
+import {
+  analyzeTemplate,
+  ExprError,
+  parseTemplate,
+  printExpr,
+  renderPartial,
+  renderTemplate,
+} from './index.js';
 import { parseExpression, MAX_EXPR_DEPTH } from './parser.js';
 
 const ctx = {
@@ -21,7 +28,10 @@ describe('renderTemplate', () => {
   it.each([
     ['plain text', 'plain text'],
     ['${{ inputs.environment }}', 'staging'],
-    ['deploy --env=${{inputs.environment}} --img=${{ jobs.build.outputs.image }}', 'deploy --env=staging --img=app:1'],
+    [
+      'deploy --env=${{inputs.environment}} --img=${{ jobs.build.outputs.image }}',
+      'deploy --env=staging --img=app:1',
+    ],
     ["${{ 'lit' }}", 'lit'],
     ["${{ 'a''b' }}", "a'b"],
     ["${{ 'has }} braces' }}", 'has }} braces'],
@@ -38,11 +48,11 @@ describe('renderTemplate', () => {
     ['${{ 3 <= 3 }}', 'true'],
     ["${{ 'b' > 'a' }}", 'true'],
     ['${{ 2 >= 3 }}', 'false'],
-    ["${{ !inputs.environment }}", 'false'],
+    ['${{ !inputs.environment }}', 'false'],
     ["${{ !'' }}", 'true'],
     ["${{ inputs.environment == 'prod' && 'yes' || 'no' }}", 'no'],
     ["${{ inputs.environment == 'staging' && 'yes' || 'no' }}", 'yes'],
-    ["${{ (1 == 1) && (2 == 2) }}", 'true'],
+    ['${{ (1 == 1) && (2 == 2) }}', 'true'],
     ["${{ contains(inputs.environment, 'STAG') }}", 'true'],
     ["${{ startsWith(inputs.environment, 'st') }}", 'true'],
     ["${{ endsWith(inputs.environment, 'x') }}", 'false'],
@@ -98,14 +108,18 @@ describe('parse errors give the position and the offending text', () => {
     const long = 'x'.repeat(200) + '${{ inputs. }}' + 'y'.repeat(200);
     const e = errorOf(() => parseTemplate(long));
     expect(e.position).toBe(212);
-    expect(e.message).toMatch(/^unexpected "}}", expected a property name at position 212 in \.\.\."x+\$\{\{ inputs\. }}y+"\.\.\.$/);
+    expect(e.message).toMatch(
+      /^unexpected "}}", expected a property name at position 212 in \.\.\."x+\$\{\{ inputs\. }}y+"\.\.\.$/,
+    );
   });
 
   it(`refuses nesting deeper than ${MAX_EXPR_DEPTH} instead of exhausting the stack`, () => {
     const ok = '${{ ' + '('.repeat(MAX_EXPR_DEPTH) + '1' + ')'.repeat(MAX_EXPR_DEPTH) + ' }}';
     expect(renderTemplate(ok, {})).toBe('1');
     const deep = '${{ ' + '('.repeat(MAX_EXPR_DEPTH + 1) + '1' + ')'.repeat(MAX_EXPR_DEPTH + 1) + ' }}';
-    expect(errorOf(() => parseTemplate(deep)).message).toContain(`expression nests deeper than ${MAX_EXPR_DEPTH}`);
+    expect(errorOf(() => parseTemplate(deep)).message).toContain(
+      `expression nests deeper than ${MAX_EXPR_DEPTH}`,
+    );
     const hostile = '${{ ' + '!'.repeat(100000) + 'true }}';
     expect(errorOf(() => parseTemplate(hostile)).message).toContain('nests deeper');
   });
@@ -136,7 +150,10 @@ describe('analyzeTemplate', () => {
     ['${{ inputs.a.b }}', '"inputs.a.b": expected inputs.<name>'],
     ['${{ jobs.build.result }}', '"jobs.build.result": expected jobs.<job>.outputs.<name>'],
     ['${{ steps.a.outputs }}', '"steps.a.outputs": expected steps.<step>.outputs.<name>'],
-    ['${{ jobs[inputs.j].outputs.x }}', '"jobs[...].outputs.x": a reference must name its jobs with literals'],
+    [
+      '${{ jobs[inputs.j].outputs.x }}',
+      '"jobs[...].outputs.x": a reference must name its jobs with literals',
+    ],
     ['${{ github.sha }}', 'unknown context "github"'],
     ['${{ nope() }}', 'unknown function "nope"'],
     ['${{ startsWith(1, 2, 3) }}', 'startsWith() takes 2 arguments, got 3'],
@@ -147,7 +164,9 @@ describe('analyzeTemplate', () => {
   });
 
   it('still sees the references inside a dynamic index', () => {
-    expect(analyzeTemplate('${{ jobs[inputs.j].outputs.x }}').references).toEqual([{ kind: 'input', name: 'j' }]);
+    expect(analyzeTemplate('${{ jobs[inputs.j].outputs.x }}').references).toEqual([
+      { kind: 'input', name: 'j' },
+    ]);
   });
 
   it('finds references inside calls, negations and comparisons', () => {
@@ -180,7 +199,9 @@ describe('renderPartial', () => {
   });
 
   it('substitutes an input used as a dynamic index', () => {
-    const partial = renderPartial('${{ jobs[inputs.j].outputs.env }}', { inputs: { j: 'build' } }, ['inputs']);
+    const partial = renderPartial('${{ jobs[inputs.j].outputs.env }}', { inputs: { j: 'build' } }, [
+      'inputs',
+    ]);
     expect(partial).toBe("${{ jobs['build'].outputs.env }}");
   });
 

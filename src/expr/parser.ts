@@ -45,7 +45,8 @@ class Parser {
     if (this.peek().kind === '}}') throw new ExprError('empty expression', this.source, start);
     const expr = this.binary(0);
     const close = this.next();
-    if (close.kind === 'eof') throw new ExprError('expression is not closed with "}}"', this.source, start - 3);
+    if (close.kind === 'eof')
+      throw new ExprError('expression is not closed with "}}"', this.source, start - 3);
     if (close.kind !== '}}') throw this.unexpected(close);
     return { expr, end: close.end };
   }

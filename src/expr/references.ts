@@ -86,7 +86,8 @@ export function classifyReference(ref: RawReference): Reference | string {
     return `"${ref.text}": expected inputs.<name>`;
   }
   const what = ref.context === 'jobs' ? 'job' : 'step';
-  if (ref.path.length !== 3 || b !== 'outputs') return `"${ref.text}": expected ${ref.context}.<${what}>.outputs.<name>`;
+  if (ref.path.length !== 3 || b !== 'outputs')
+    return `"${ref.text}": expected ${ref.context}.<${what}>.outputs.<name>`;
   return ref.context === 'jobs'
     ? { kind: 'jobOutput', job: a as string, output: c as string }
     : { kind: 'stepOutput', step: a as string, output: c as string };

@@ -5,8 +5,7 @@ import { parseExpression, type Expr } from './parser.js';
 import { referencesOf } from './references.js';
 
 export type Segment =
-  | { kind: 'text'; text: string }
-  | { kind: 'expr'; expr: Expr; start: number; end: number; text: string };
+  { kind: 'text'; text: string } | { kind: 'expr'; expr: Expr; start: number; end: number; text: string };
 
 const OPEN = '${{';
 
@@ -62,7 +61,11 @@ export function renderPartial(source: string, contexts: Contexts, only: readonly
 /** Replaces each reference into a known context with the literal it evaluates to. */
 function substitute(e: Expr, only: readonly ContextName[], contexts: Contexts, source: string): Expr {
   const root = rootIdent(e);
-  if ((e.type === 'member' || e.type === 'index' || e.type === 'ident') && root && only.includes(root as ContextName))
+  if (
+    (e.type === 'member' || e.type === 'index' || e.type === 'ident') &&
+    root &&
+    only.includes(root as ContextName)
+  )
     return { type: 'literal', value: stringify(evaluate(e, contexts, source)), start: e.start, end: e.end };
   const sub = (x: Expr) => substitute(x, only, contexts, source);
   switch (e.type) {

@@ -67,7 +67,9 @@ describe('validateCallGraph', () => {
   it('reports depth before looking up the Workflow that is one too deep', () => {
     const c = chain(8);
     c.H = ['Z']; // Z does not exist; the depth limit is hit first
-    expect(sync(c, 'A').error).toBe('workflow call depth exceeds maximum 8: A -> B -> C -> D -> E -> F -> G -> H -> Z');
+    expect(sync(c, 'A').error).toBe(
+      'workflow call depth exceeds maximum 8: A -> B -> C -> D -> E -> F -> G -> H -> Z',
+    );
   });
 
   it('is deterministic: jobs are visited in sorted order', () => {
@@ -78,15 +80,30 @@ describe('validateCallGraph', () => {
     ]);
     const r = validateCallGraphSync('A', (n) => g.get(n));
     expect(r.error).toBe('workflow "Z" not found: A -> Z');
-    expect(calleesOf(wf({ b: { uses: 'Y' }, a: { uses: 'X' }, c: { uses: 'X' }, d: {} }))).toEqual(['X', 'Y']);
+    expect(calleesOf(wf({ b: { uses: 'Y' }, a: { uses: 'X' }, c: { uses: 'X' }, d: {} }))).toEqual([
+      'X',
+      'Y',
+    ]);
   });
 
   it('finds an over-deep path through a node already explored on a shorter path', () => {
     // A -> H directly (short) is explored first in sorted order, then A -> B -> ... -> G -> H -> I.
-    const calls: Record<string, string[]> = { A: ['H', 'B'], B: ['C'], C: ['D'], D: ['E'], E: ['F'], F: ['G'], G: ['H'], H: ['I'], I: [] };
+    const calls: Record<string, string[]> = {
+      A: ['H', 'B'],
+      B: ['C'],
+      C: ['D'],
+      D: ['E'],
+      E: ['F'],
+      F: ['G'],
+      G: ['H'],
+      H: ['I'],
+      I: [],
+    };
     const g = new Map<string, CallingWorkflow>();
     for (const [n, cs] of Object.entries(calls)) {
-      g.set(n, { spec: { jobs: Object.fromEntries(cs.map((c) => [`j${c === 'H' ? '0' : '1'}${c}`, { uses: c }])) } });
+      g.set(n, {
+        spec: { jobs: Object.fromEntries(cs.map((c) => [`j${c === 'H' ? '0' : '1'}${c}`, { uses: c }])) },
+      });
     }
     expect(validateCallGraphSync('A', (n) => g.get(n)).error).toBe(
       'workflow call depth exceeds maximum 8: A -> B -> C -> D -> E -> F -> G -> H -> I',

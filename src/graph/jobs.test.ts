@@ -31,7 +31,9 @@ describe('jobGraphErrors', () => {
   });
 
   it('uses the base path it is given', () => {
-    expect(jobGraphErrors({ a: { needs: ['q'] } }, 'data.spec.jobs')[0]?.field).toBe('data.spec.jobs.a.needs');
+    expect(jobGraphErrors({ a: { needs: ['q'] } }, 'data.spec.jobs')[0]?.field).toBe(
+      'data.spec.jobs.a.needs',
+    );
   });
 });
 

@@ -15,7 +15,10 @@ function sortedNeeds(job: NeedingJob | undefined): string[] {
 }
 
 /** Errors of the job graph, each with its field path under `base` (for example `spec.jobs`). */
-export function jobGraphErrors(jobs: Record<string, NeedingJob | undefined>, base = 'spec.jobs'): FieldError[] {
+export function jobGraphErrors(
+  jobs: Record<string, NeedingJob | undefined>,
+  base = 'spec.jobs',
+): FieldError[] {
   const errors: FieldError[] = [];
   const names = Object.keys(jobs).sort();
   for (const name of names) {

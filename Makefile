@@ -1,0 +1,52 @@
+# kruntimes-ts: `make demo` and `make test` do all setup on a fresh machine.
+SHELL := /bin/bash
+export NODE_OPTIONS := --experimental-vm-modules
+JEST := node_modules/.bin/jest
+
+.PHONY: install up down test unit integration demo bench lint format gen controlplane
+
+install: node_modules/.installed
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# Builds the pinned control plane into the cache outside the repository (slow only the first time).
+controlplane:
+	@bash test/controlplane/build.sh >/dev/null
+
+up: install
+	@bash test/controlplane/up.sh
+
+down:
+	@bash test/controlplane/down.sh
+
+# Every test: unit tests beside the code, then the suites in test/ against the local control plane
+# (started by the jest global setup when it is not running, and stopped again if it started it).
+# The runner's own report goes to .jest-report.json; .ci/run reads its counts.
+test: install controlplane
+	$(JEST) --ci --json --outputFile=.jest-report.json
+
+unit: install
+	$(JEST) --selectProjects unit
+
+integration: install controlplane
+	$(JEST) --selectProjects integration
+
+demo: up
+	@bash test/demo.sh
+
+bench: install
+	node_modules/.bin/tsx test/bench/core.bench.ts
+
+lint: install
+	node_modules/.bin/tsc -p tsconfig.json --noEmit
+	node_modules/.bin/eslint .
+	node_modules/.bin/prettier --check .
+
+format: install
+	node_modules/.bin/prettier --write .
+
+# Regenerates config/crd/ and src/api/types.generated.ts from src/api/schema.ts.
+gen: install
+	node_modules/.bin/tsx tools/generate-api.ts

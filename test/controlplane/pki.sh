@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Makes the local PKI with openssl, once: a CA, the API server's serving certificate, client
+# certificates (admin in system:masters, the controller manager, and a user with no RBAC bindings)
+# and the service-account signing key pair.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$pki"
+cd "$pki"
+[ -f done ] && exit 0
+
+key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1.key" 2>/dev/null; }
+
+openssl ecparam -name prime256v1 -genkey -noout -out ca.key
+openssl req -x509 -new -key ca.key -sha256 -days 3650 -subj "/CN=kruntimes-local-ca" -out ca.crt 2>/dev/null
+
+# sign NAME SUBJECT EXTENSIONS
+sign() {
+  key "$1"
+  openssl req -new -key "$1.key" -subj "$2" -out "$1.csr" 2>/dev/null
+  printf '%s\n' "$3" > "$1.ext"
+  openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 3650 -sha256 \
+    -extfile "$1.ext" -out "$1.crt" 2>/dev/null
+  rm -f "$1.csr" "$1.ext"
+}
+client='basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=clientAuth'
+sign apiserver "/CN=kube-apiserver" 'basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth
+subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc'
+sign admin "/O=system:masters/CN=kruntimes-admin" "$client"
+sign kcm "/CN=system:kube-controller-manager" "$client"
+sign user "/O=kruntimes:users/CN=kruntimes-user" "$client"
+
+openssl genrsa -out sa.key 2048 2>/dev/null
+openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+chmod 600 ./*.key
+touch done

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Starts the local control plane on loopback: etcd, kube-apiserver (secure port only, RBAC,
+# admission webhooks on) and kube-controller-manager (garbage collector, namespaces), installs the
+# CRDs and writes the kubeconfigs. Does nothing but report when it is already running.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+print_env() {
+  log "running: API server https://127.0.0.1:$API_PORT (logs in $logs)"
+  echo "export KUBECONFIG=$state/kubeconfig"
+}
+
+if alive etcd && alive kube-apiserver && alive kube-controller-manager && api_ready; then
+  log "already running (pids $(for c in "${COMPONENTS[@]}"; do printf '%s ' "$(pid_of "$c")"; done)); nothing changed"
+  print_env
+  exit 0
+fi
+# Whatever is left of an earlier instance that died is stopped before a fresh start.
+"$root/test/controlplane/down.sh" --quiet
+
+bin=$("$root/test/controlplane/build.sh")
+"$root/test/controlplane/pki.sh"
+mkdir -p "$state/bin" "$pids" "$logs"
+ln -sf "$bin/kubectl" "$state/bin/kubectl"
+
+# Free loopback ports, chosen now so that several checkouts can each run an instance.
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT < <(node -e '
+  const net = require("node:net");
+  const one = () => new Promise((ok) => { const s = net.createServer(); s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => ok(p)); }); });
+  (async () => { const ps = new Set(); while (ps.size < 4) ps.add(await one()); console.log([...ps].join(" ")); })();')
+printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\n' "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" > "$state/ports.env"
+
+kubeconfig() { # FILE USER
+  cat > "$1" <<YAML
+apiVersion: v1
+kind: Config
+clusters:
+- name: kruntimes-local
+  cluster:
+    server: https://127.0.0.1:$API_PORT
+    certificate-authority-data: $(base64 -w0 < "$pki/ca.crt")
+users:
+- name: $2
+  user:
+    client-certificate-data: $(base64 -w0 < "$pki/$2.crt")
+    client-key-data: $(base64 -w0 < "$pki/$2.key")
+contexts:
+- name: kruntimes-local
+  context: { cluster: kruntimes-local, user: $2, namespace: default }
+current-context: kruntimes-local
+YAML
+  chmod 600 "$1"
+}
+kubeconfig "$state/kubeconfig" admin
+kubeconfig "$state/kubeconfig-user" user
+kubeconfig "$state/kubeconfig-kcm" kcm
+
+start() { # NAME ARGS...
+  local name=$1; shift
+  setsid "$@" >"$logs/$name.log" 2>&1 </dev/null &
+  echo $! > "$pids/$name.pid"
+}
+
+wait_for() { # WHAT SECONDS COMMAND...
+  local what=$1 seconds=$2; shift 2
+  for _ in $(seq 1 $((seconds * 5))); do
+    "$@" && return 0
+    sleep 0.2
+  done
+  die "$what did not become ready in ${seconds}s; see $logs"
+}
+
+rm -rf "$state/etcd"
+start etcd "$bin/etcd" --name=kruntimes --data-dir="$state/etcd" \
+  --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster="kruntimes=http://127.0.0.1:$ETCD_PEER_PORT" --unsafe-no-fsync --log-level=warn
+wait_for etcd 30 curl -sf --max-time 1 "http://127.0.0.1:$ETCD_PORT/health"
+
+start kube-apiserver "$bin/kube-apiserver" \
+  --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
+  --cert-dir="$pki" --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key" \
+  --client-ca-file="$pki/ca.crt" \
+  --authorization-mode=RBAC \
+  --enable-admission-plugins=NamespaceLifecycle,ServiceAccount,MutatingAdmissionWebhook,ValidatingAdmissionWebhook \
+  --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
+  --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true --profiling=false
+wait_for kube-apiserver 90 api_ready
+
+start kube-controller-manager "$bin/kube-controller-manager" \
+  --kubeconfig="$state/kubeconfig-kcm" \
+  --controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token \
+  --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
+  --bind-address=127.0.0.1 --secure-port="$KCM_PORT" \
+  --leader-elect=false --use-service-account-credentials=false --profiling=false
+wait_for kube-controller-manager 60 curl -skf --max-time 1 "https://127.0.0.1:$KCM_PORT/healthz"
+
+kubectl=("$state/bin/kubectl" --kubeconfig "$state/kubeconfig")
+mapfile -t crds < <("${kubectl[@]}" apply --server-side -k "$root/config/crd" -o name)
+"${kubectl[@]}" wait --for=condition=Established --timeout=60s "${crds[@]}" >/dev/null
+log "CRDs installed: ${crds[*]##*/}"
+print_env

@@ -1,0 +1,61 @@
+// What an integration suite needs: clients for the admin and the unprivileged identity, and a
+// namespace of its own that is deleted after the suite.
+import { randomBytes } from 'node:crypto';
+import {
+  loadKubeConfig,
+  makeClients,
+  statusCode,
+  statusMessage,
+  type Clients,
+} from '../../src/kube/client.js';
+import { adminKubeconfig, userKubeconfig } from './paths.js';
+
+export interface TestCluster {
+  admin: Clients;
+  user: Clients;
+  namespace: string;
+  cleanup(): Promise<void>;
+}
+
+export async function testCluster(suite: string): Promise<TestCluster> {
+  const admin = makeClients(loadKubeConfig(adminKubeconfig));
+  const user = makeClients(loadKubeConfig(userKubeconfig));
+  const namespace = `krt-${suite}-${randomBytes(3).toString('hex')}`;
+  await admin.core.createNamespace({
+    body: { metadata: { name: namespace, labels: { 'kruntimes.io/test': suite } } },
+  });
+  return {
+    admin,
+    user,
+    namespace,
+    async cleanup() {
+      await admin.core.deleteNamespace({ name: namespace }).catch(() => undefined);
+    },
+  };
+}
+
+/** Awaits a call that must fail, and returns its HTTP status and message. */
+export async function rejection(
+  call: Promise<unknown>,
+): Promise<{ code: number | undefined; message: string }> {
+  try {
+    await call;
+  } catch (e) {
+    return { code: statusCode(e), message: statusMessage(e) };
+  }
+  throw new Error('expected the API server to reject the request, but it was accepted');
+}
+
+/** Polls until `check` returns true or the time is up. */
+export async function eventually(
+  check: () => Promise<boolean>,
+  timeoutMs = 30000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
