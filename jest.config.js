@@ -31,7 +31,7 @@ export default {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
-      testTimeout: 60000,
+      setupFilesAfterEnv: ['<rootDir>/test/harness/timeout.ts'],
     },
   ],
 };

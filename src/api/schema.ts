@@ -2,6 +2,7 @@
 // config/crd/ and the TypeScript types in types.generated.ts (`npm run gen`; a unit test fails
 // when either is out of date).
 import * as L from '../limits.js';
+import { MSG } from './messages.js';
 import * as P from './patterns.js';
 import { arrayOf, bool, int, keysMatch, mapOf, obj, str, type Schema } from './schema-helpers.js';
 
@@ -107,13 +108,13 @@ export const jobSchema: Schema = obj(
     'x-kubernetes-validations': [
       {
         rule: '!has(self.uses) || (!has(self.steps) && !has(self.runs__dash__on) && !has(self.outputs))',
-        message: 'a call job cannot have steps, runs-on or outputs',
+        message: MSG.callJobShape,
       },
       {
         rule: 'has(self.uses) || (has(self.steps) && has(self.runs__dash__on))',
-        message: 'an inline job needs runs-on and steps',
+        message: MSG.inlineJobShape,
       },
-      { rule: 'has(self.uses) || !has(self.with)', message: 'with is only allowed on a call job (uses)' },
+      { rule: 'has(self.uses) || !has(self.with)', message: MSG.withOnlyOnCall },
     ],
   },
 );
@@ -195,13 +196,12 @@ export const workflowRunSpecSchema: Schema = obj(
     'x-kubernetes-validations': [
       {
         rule: '!has(self.uses) && !has(self.with)',
-        message:
-          'a WorkflowRun holds inline jobs only: spec.uses and spec.with are not allowed; start a Workflow template with `krt workflow trigger`',
+        message: MSG.workflowRunNoTemplate,
       },
-      { rule: 'self.jobs == oldSelf.jobs', message: 'spec.jobs is immutable after creation' },
+      { rule: 'self.jobs == oldSelf.jobs', message: MSG.jobsImmutable },
       {
         rule: '!has(oldSelf.cancelRequested) || !oldSelf.cancelRequested || (has(self.cancelRequested) && self.cancelRequested)',
-        message: 'spec.cancelRequested cannot go back to false',
+        message: MSG.cancelOneWay,
       },
     ],
   },
@@ -282,9 +282,9 @@ export const runSpecSchema: Schema = obj(
     'x-kubernetes-validations': [
       {
         rule: '!has(oldSelf.cancelRequested) || !oldSelf.cancelRequested || (has(self.cancelRequested) && self.cancelRequested)',
-        message: 'spec.cancelRequested cannot go back to false',
+        message: MSG.cancelOneWay,
       },
-      { rule: 'self.script == oldSelf.script', message: 'spec.script is immutable after creation' },
+      { rule: 'self.script == oldSelf.script', message: MSG.scriptImmutable },
     ],
   },
 );

@@ -70,12 +70,15 @@ wait_for() { # WHAT SECONDS COMMAND...
   die "$what did not become ready in ${seconds}s; see $logs"
 }
 
+# A start that fails half-way leaves nothing running.
+started=0
+trap '[ $started = 1 ] || { log "start failed; stopping what was started"; "$root/test/controlplane/down.sh" --quiet; }' EXIT
 rm -rf "$state/etcd"
 start etcd "$bin/etcd" --name=kruntimes --data-dir="$state/etcd" \
   --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
   --initial-cluster="kruntimes=http://127.0.0.1:$ETCD_PEER_PORT" --unsafe-no-fsync --log-level=warn
-wait_for etcd 30 curl -sf --max-time 1 "http://127.0.0.1:$ETCD_PORT/health"
+wait_for etcd 30 curl -sf -o /dev/null --max-time 1 "http://127.0.0.1:$ETCD_PORT/health"
 
 start kube-apiserver "$bin/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
@@ -86,7 +89,8 @@ start kube-apiserver "$bin/kube-apiserver" \
   --enable-admission-plugins=NamespaceLifecycle,ServiceAccount,MutatingAdmissionWebhook,ValidatingAdmissionWebhook \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
-  --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true --profiling=false
+  --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true --profiling=false \
+  --endpoint-reconciler-type=none
 wait_for kube-apiserver 90 api_ready
 
 start kube-controller-manager "$bin/kube-controller-manager" \
@@ -94,11 +98,12 @@ start kube-controller-manager "$bin/kube-controller-manager" \
   --controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token \
   --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
   --bind-address=127.0.0.1 --secure-port="$KCM_PORT" \
-  --leader-elect=false --use-service-account-credentials=false --profiling=false
-wait_for kube-controller-manager 60 curl -skf --max-time 1 "https://127.0.0.1:$KCM_PORT/healthz"
+  --leader-elect=false --use-service-account-credentials=true --profiling=false
+wait_for kube-controller-manager 60 curl -skf -o /dev/null --max-time 1 "https://127.0.0.1:$KCM_PORT/healthz"
 
 kubectl=("$state/bin/kubectl" --kubeconfig "$state/kubeconfig")
 mapfile -t crds < <("${kubectl[@]}" apply --server-side -k "$root/config/crd" -o name)
 "${kubectl[@]}" wait --for=condition=Established --timeout=60s "${crds[@]}" >/dev/null
 log "CRDs installed: ${crds[*]##*/}"
+started=1
 print_env

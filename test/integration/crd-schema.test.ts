@@ -89,7 +89,7 @@ describe('WorkflowRun schema', () => {
     [
       'a bad step name',
       { jobs: { build: { 'runs-on': 'bash', steps: [{ name: 'a b', run: 'x' }] } } },
-      'spec.jobs[build].steps[0].name',
+      'spec.jobs.build.steps[0].name',
     ],
     [
       'duplicate step names',
@@ -111,7 +111,7 @@ describe('WorkflowRun schema', () => {
       { jobs: { build: { 'runs-on': 'bash', steps: [{ name: 'a' }] } } },
       'run: Required value',
     ],
-    ['a bad uses', { jobs: { deploy: { uses: 'Deploy_Workflow' } } }, 'spec.jobs[deploy].uses'],
+    ['a bad uses', { jobs: { deploy: { uses: 'Deploy_Workflow' } } }, 'spec.jobs.deploy.uses'],
     [
       'a bad env name',
       { jobs: { build: { 'runs-on': 'bash', steps: [{ name: 'a', run: 'x', env: { 'A-B': '1' } }] } } },
@@ -120,7 +120,7 @@ describe('WorkflowRun schema', () => {
     [
       'too many jobs',
       { jobs: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`j${i}`, inline])) },
-      'should have at most 100 properties',
+      'spec.jobs: Too many: 101: must have at most 100 items',
     ],
     [
       'too many steps',
