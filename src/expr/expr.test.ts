@@ -149,6 +149,7 @@ describe('analyzeTemplate', () => {
     ['${{ inputs }}', '"inputs": expected inputs.<name>'],
     ['${{ inputs.a.b }}', '"inputs.a.b": expected inputs.<name>'],
     ['${{ jobs.build.result }}', '"jobs.build.result": expected jobs.<job>.outputs.<name>'],
+    ['${{ jobs.build.result.x }}', '"jobs.build.result.x": expected jobs.<job>.outputs.<name>'],
     ['${{ steps.a.outputs }}', '"steps.a.outputs": expected steps.<step>.outputs.<name>'],
     [
       '${{ jobs[inputs.j].outputs.x }}',

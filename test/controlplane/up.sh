@@ -11,6 +11,8 @@ print_env() {
 }
 
 if alive etcd && alive kube-apiserver && alive kube-controller-manager && api_ready; then
+  # Server-side apply of unchanged CRDs changes nothing; a checkout with a newer schema updates them.
+  "$state/bin/kubectl" --kubeconfig "$state/kubeconfig" apply --server-side -k "$root/config/crd" >/dev/null
   log "already running (pids $(for c in "${COMPONENTS[@]}"; do printf '%s ' "$(pid_of "$c")"; done)); nothing changed"
   print_env
   exit 0
@@ -93,6 +95,13 @@ start kube-apiserver "$bin/kube-apiserver" \
   --endpoint-reconciler-type=none
 wait_for kube-apiserver 90 api_ready
 
+# The CRDs go in before the controller manager starts, so the garbage collector sees them in its
+# first discovery instead of after its 30 s resync.
+kubectl=("$state/bin/kubectl" --kubeconfig "$state/kubeconfig")
+mapfile -t crds < <("${kubectl[@]}" apply --server-side -k "$root/config/crd" -o name)
+"${kubectl[@]}" wait --for=condition=Established --timeout=60s "${crds[@]}" >/dev/null
+log "CRDs installed: ${crds[*]##*/}"
+
 start kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig="$state/kubeconfig-kcm" \
   --controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token \
@@ -101,9 +110,5 @@ start kube-controller-manager "$bin/kube-controller-manager" \
   --leader-elect=false --use-service-account-credentials=true --profiling=false
 wait_for kube-controller-manager 60 curl -skf -o /dev/null --max-time 1 "https://127.0.0.1:$KCM_PORT/healthz"
 
-kubectl=("$state/bin/kubectl" --kubeconfig "$state/kubeconfig")
-mapfile -t crds < <("${kubectl[@]}" apply --server-side -k "$root/config/crd" -o name)
-"${kubectl[@]}" wait --for=condition=Established --timeout=60s "${crds[@]}" >/dev/null
-log "CRDs installed: ${crds[*]##*/}"
 started=1
 print_env
