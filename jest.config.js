@@ -15,14 +15,7 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      roots: [
-        '<rootDir>/src',
-        '<rootDir>/webhook',
-        '<rootDir>/controller',
-        '<rootDir>/runtimed',
-        '<rootDir>/cli',
-      ],
-      testMatch: ['**/*.test.ts'],
+      testMatch: ['<rootDir>/{src,webhook,controller,runtimed,cli,tools}/**/*.test.ts'],
     },
     {
       ...common,

@@ -36,7 +36,9 @@ describe('names', () => {
 
   it('honours a smaller limit such as a label value', () => {
     expect(boundedName('a'.repeat(63), 63)).toBe('a'.repeat(63));
-    expect(boundedName('a'.repeat(64), 63)).toBe('a'.repeat(54) + '-' + sha256Hex('a'.repeat(64)).slice(0, 8));
+    expect(boundedName('a'.repeat(64), 63)).toBe(
+      'a'.repeat(54) + '-' + sha256Hex('a'.repeat(64)).slice(0, 8),
+    );
   });
 
   it('gives different long names different results even when they share the kept prefix', () => {

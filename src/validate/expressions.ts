@@ -1,0 +1,79 @@
+// Admission-time checks of `${{ }}` references against what is readable at each place (DESIGN.md
+// §2 "Expressions"): declared inputs, outputs of upstream jobs, outputs of earlier steps.
+import type { JobSpec } from '../api/types.js';
+import { analyzeTemplate, hasExpressions } from '../expr/index.js';
+import { fieldError, type FieldError } from '../fielderror.js';
+
+export interface ExpressionScope {
+  /** Declared inputs, or a reason why `inputs` cannot be read here. */
+  inputs: Set<string> | { unavailable: string };
+  /** Jobs whose outputs may be read, or a reason why `jobs` cannot be read here. */
+  jobs: Set<string> | { unavailable: string };
+  /** Steps whose outputs may be read, or a reason why `steps` cannot be read here. */
+  steps: Set<string> | { unavailable: string };
+  /** All jobs of the object, to tell a job that does not exist from one that is not upstream. */
+  allJobs: Record<string, JobSpec>;
+  /** The job this value belongs to, for messages. */
+  job?: string;
+}
+
+export interface ExpressionFindings {
+  errors: FieldError[];
+  /** Inputs the value reads, for the unused-input warning. */
+  inputsRead: string[];
+}
+
+export function checkExpressions(value: unknown, field: string, scope: ExpressionScope): ExpressionFindings {
+  const findings: ExpressionFindings = { errors: [], inputsRead: [] };
+  if (typeof value !== 'string' || !hasExpressions(value)) return findings;
+  const analysis = analyzeTemplate(value);
+  for (const e of analysis.errors) findings.errors.push(fieldError(field, e));
+  for (const ref of analysis.references) {
+    const problem = referenceProblem(ref, scope);
+    if (problem) findings.errors.push(fieldError(field, problem));
+    if (ref.kind === 'input') findings.inputsRead.push(ref.name);
+  }
+  return findings;
+}
+
+function referenceProblem(
+  ref: ReturnType<typeof analyzeTemplate>['references'][number],
+  scope: ExpressionScope,
+): string | null {
+  switch (ref.kind) {
+    case 'input':
+      if (!(scope.inputs instanceof Set))
+        return `"inputs.${ref.name}" cannot be used here: ${scope.inputs.unavailable}`;
+      return scope.inputs.has(ref.name) ? null : `input "${ref.name}" is not declared in spec.inputs`;
+    case 'jobOutput': {
+      const text = `jobs.${ref.job}.outputs.${ref.output}`;
+      if (!(scope.jobs instanceof Set)) return `"${text}" cannot be used here: ${scope.jobs.unavailable}`;
+      const target = scope.allJobs[ref.job];
+      if (!target) return `"${text}": job "${ref.job}" does not exist`;
+      if (!scope.jobs.has(ref.job))
+        return `"${text}": job "${ref.job}" is not upstream of job "${scope.job}" (add it to needs)`;
+      // An inline job declares its outputs; a call job's come from the called Workflow.
+      if (target.uses === undefined && !(ref.output in (target.outputs ?? {})))
+        return `"${text}": job "${ref.job}" declares no output "${ref.output}"`;
+      return null;
+    }
+    case 'stepOutput': {
+      const text = `steps.${ref.step}.outputs.${ref.output}`;
+      if (!(scope.steps instanceof Set)) return `"${text}" cannot be used here: ${scope.steps.unavailable}`;
+      return scope.steps.has(ref.step)
+        ? null
+        : `"${text}": "${ref.step}" is not an earlier step of job "${scope.job}"`;
+    }
+  }
+}
+
+/** `${{ inputs.x }}` written straight into a script is shell injection waiting to happen. */
+export function scriptInjectionWarnings(run: unknown, field: string): string[] {
+  if (typeof run !== 'string' || !hasExpressions(run)) return [];
+  const analysis = analyzeTemplate(run);
+  const inputs = [...new Set(analysis.references.filter((r) => r.kind === 'input').map((r) => r.name))];
+  return inputs.map(
+    (name) =>
+      `${field}: \${{ inputs.${name} }} is placed directly in a script (shell injection risk); pass it through env and use "$VAR" instead`,
+  );
+}

@@ -1,0 +1,110 @@
+// The rules of a job map, shared by Workflow and WorkflowRun (first seed, "Validation and Limits"):
+// job shape, names, the job graph, and what each expression may read.
+import { MSG } from '../api/messages.js';
+import { JOB_NAME_PATTERN, matches, STEP_NAME_PATTERN } from '../api/patterns.js';
+import type { JobSpec } from '../api/types.js';
+import { fieldError, type FieldError } from '../fielderror.js';
+import { jobGraphErrors, upstreamJobs } from '../graph/jobs.js';
+import { MAX_LABEL_VALUE_LENGTH } from '../limits.js';
+import { checkExpressions, scriptInjectionWarnings, type ExpressionScope } from './expressions.js';
+
+export interface JobsContext {
+  /** Declared inputs (Workflow), or why inputs cannot be read (WorkflowRun). */
+  inputs: Set<string> | { unavailable: string };
+  base?: string;
+}
+
+export interface JobsFindings {
+  errors: FieldError[];
+  warnings: string[];
+  inputsRead: Set<string>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function labelValueNameError(kind: 'job' | 'step', name: string): string | null {
+  if (name.length > MAX_LABEL_VALUE_LENGTH)
+    return `${kind} name "${name}" is longer than ${MAX_LABEL_VALUE_LENGTH} characters`;
+  const pattern = kind === 'job' ? JOB_NAME_PATTERN : STEP_NAME_PATTERN;
+  return matches(pattern, name) ? null : `${kind} name "${name}" must match ${pattern}`;
+}
+
+/** Shape of one job: the CRD's CEL rules, said the same way. */
+export function jobShapeErrors(job: JobSpec, field: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (job.uses !== undefined) {
+    if (job.steps !== undefined) errors.push(fieldError(field, 'a call job cannot have steps'));
+    if (job['runs-on'] !== undefined) errors.push(fieldError(field, 'a call job cannot have runs-on'));
+    if (job.outputs !== undefined)
+      errors.push(fieldError(field, 'a call job cannot have outputs: they come from the called Workflow'));
+  } else {
+    if (job['runs-on'] === undefined || job.steps === undefined)
+      errors.push(fieldError(field, MSG.inlineJobShape));
+    if (job.with !== undefined) errors.push(fieldError(`${field}.with`, MSG.withOnlyOnCall));
+  }
+  const seen = new Set<string>();
+  (job.steps ?? []).forEach((step, i) => {
+    if (!isObject(step) || typeof step.name !== 'string') return;
+    const nameError = labelValueNameError('step', step.name);
+    if (nameError) errors.push(fieldError(`${field}.steps[${i}].name`, nameError));
+    if (seen.has(step.name))
+      errors.push(fieldError(`${field}.steps[${i}].name`, `duplicate step name "${step.name}"`));
+    seen.add(step.name);
+  });
+  return errors;
+}
+
+export function validateJobs(jobs: Record<string, JobSpec>, ctx: JobsContext): JobsFindings {
+  const base = ctx.base ?? 'spec.jobs';
+  const out: JobsFindings = { errors: [], warnings: [], inputsRead: new Set() };
+  const names = Object.keys(jobs).sort();
+  for (const name of names) {
+    const nameError = labelValueNameError('job', name);
+    if (nameError) out.errors.push(fieldError(`${base}.${name}`, nameError));
+    out.errors.push(...jobShapeErrors(jobs[name] as JobSpec, `${base}.${name}`));
+  }
+  const graphErrors = jobGraphErrors(jobs, base);
+  out.errors.push(...graphErrors);
+  // Reference checks need an acyclic graph to know what is upstream.
+  if (graphErrors.length > 0) return out;
+  for (const name of names) checkJobExpressions(name, jobs, ctx.inputs, `${base}.${name}`, out);
+  return out;
+}
+
+function checkJobExpressions(
+  name: string,
+  jobs: Record<string, JobSpec>,
+  inputs: JobsContext['inputs'],
+  field: string,
+  out: JobsFindings,
+): void {
+  const job = jobs[name] as JobSpec;
+  const scope = (steps: ExpressionScope['steps']): ExpressionScope => ({
+    inputs,
+    jobs: upstreamJobs(jobs, name),
+    steps,
+    allJobs: jobs,
+    job: name,
+  });
+  const record = (value: unknown, at: string, s: ExpressionScope) => {
+    const f = checkExpressions(value, at, s);
+    out.errors.push(...f.errors);
+    f.inputsRead.forEach((i) => out.inputsRead.add(i));
+  };
+  if (job.uses !== undefined) {
+    const s = scope({ unavailable: 'a call job has no steps' });
+    for (const [k, v] of Object.entries(job.with ?? {})) record(v, `${field}.with.${k}`, s);
+    return;
+  }
+  const earlier = new Set<string>();
+  (job.steps ?? []).forEach((step, i) => {
+    const s = scope(new Set(earlier));
+    record(step.run, `${field}.steps[${i}].run`, s);
+    out.warnings.push(...scriptInjectionWarnings(step.run, `${field}.steps[${i}].run`));
+    for (const [k, v] of Object.entries(step.env ?? {})) record(v, `${field}.steps[${i}].env.${k}`, s);
+    earlier.add(step.name);
+  });
+  const all = scope(earlier);
+  for (const [k, v] of Object.entries(job.outputs ?? {})) record(v, `${field}.outputs.${k}`, all);
+}

@@ -1,0 +1,44 @@
+// Validation of a Run, and who may create one: only the controller and admins, so that a user
+// cannot inject a Run into another WorkflowRun (issue "Admission webhook").
+import type { Run } from '../api/types.js';
+import { fieldError, type FieldError } from '../fielderror.js';
+import { isObject, type ValidationResult } from './result.js';
+import { structural } from './structural.js';
+
+export interface UserInfo {
+  username?: string;
+  groups?: string[];
+}
+
+export interface RunCreators {
+  users: string[];
+  groups: string[];
+}
+
+/** Admins (system:masters) and the controller's service account, unless configured otherwise. */
+export const DEFAULT_RUN_CREATORS: RunCreators = {
+  users: ['system:serviceaccount:kruntimes-system:kruntimes-controller'],
+  groups: ['system:masters'],
+};
+
+export function mayCreateRun(
+  user: UserInfo | undefined,
+  creators: RunCreators = DEFAULT_RUN_CREATORS,
+): boolean {
+  if (!user) return false;
+  if (user.username && creators.users.includes(user.username)) return true;
+  return (user.groups ?? []).some((g) => creators.groups.includes(g));
+}
+
+export function validateRun(run: Run, old?: Run): ValidationResult {
+  const errors: FieldError[] = [];
+  if (!isObject(run.spec)) return { errors: [fieldError('spec', 'required value')], warnings: [] };
+  errors.push(...structural.runSpec(run.spec));
+  if (old?.spec) {
+    if (old.spec.script !== run.spec.script)
+      errors.push(fieldError('spec.script', 'field is immutable after creation'));
+    if (old.spec.cancelRequested === true && run.spec.cancelRequested !== true)
+      errors.push(fieldError('spec.cancelRequested', 'cannot go back to false'));
+  }
+  return { errors, warnings: [] };
+}

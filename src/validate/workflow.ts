@@ -1,0 +1,100 @@
+// Validation of a Workflow template (DESIGN.md §2, issue "Admission webhook").
+import type { Workflow } from '../api/types.js';
+import { WORKFLOW_NAME_PATTERN, matches } from '../api/patterns.js';
+import { fieldError, type FieldError } from '../fielderror.js';
+import type { CallingWorkflow } from '../graph/callgraph.js';
+import { validateWorkflowInGraph } from '../graph/through.js';
+import {
+  annotationBudgetError,
+  MAX_LABEL_VALUE_LENGTH,
+  outputAnnotationKey,
+  outputNameErrors,
+} from '../limits.js';
+import { checkExpressions } from './expressions.js';
+import { validateJobs } from './jobs.js';
+import { valueMatchesType } from './call.js';
+import { isObject, type ValidationResult } from './result.js';
+import { structural } from './structural.js';
+
+export interface WorkflowContext {
+  /** The namespace's other Workflows, for the call-graph check; omitted offline. */
+  others?: Map<string, CallingWorkflow>;
+}
+
+/** The frozen output contract a call materializes: one annotation per output expression. */
+export function frozenOutputContract(wf: Pick<Workflow, 'spec'>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, o] of Object.entries(wf.spec?.outputs ?? {})) out[outputAnnotationKey(name)] = o.value;
+  return out;
+}
+
+export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): ValidationResult {
+  const name = wf.metadata?.name ?? '';
+  const errors: FieldError[] = [];
+  const warnings: string[] = [];
+  if (name && (name.length > MAX_LABEL_VALUE_LENGTH || !matches(WORKFLOW_NAME_PATTERN, name)))
+    errors.push(
+      fieldError(
+        'metadata.name',
+        `a Workflow name must be a DNS-1123 label of at most ${MAX_LABEL_VALUE_LENGTH} characters (it is used as a label value)`,
+      ),
+    );
+  if (!isObject(wf.spec)) return { errors: [...errors, fieldError('spec', 'required value')], warnings };
+  const shape = structural.workflowSpec(wf.spec);
+  if (shape.length > 0) return { errors: [...errors, ...shape], warnings };
+
+  const spec = wf.spec;
+  const inputs = spec.inputs ?? {};
+  for (const [k, input] of Object.entries(inputs)) {
+    if (input.default !== undefined && !valueMatchesType(input.default, input.type))
+      errors.push(fieldError(`spec.inputs.${k}.default`, `"${input.default}" is not a ${input.type}`));
+  }
+  const jobs = validateJobs(spec.jobs, { inputs: new Set(Object.keys(inputs)) });
+  errors.push(...jobs.errors);
+  warnings.push(...jobs.warnings);
+
+  const allJobs = new Set(Object.keys(spec.jobs));
+  for (const [k, output] of Object.entries(spec.outputs ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const e of outputNameErrors(k)) errors.push(fieldError(`spec.outputs.${k}`, e));
+    const f = checkExpressions(output.value, `spec.outputs.${k}.value`, {
+      inputs: new Set(Object.keys(inputs)),
+      jobs: allJobs,
+      steps: { unavailable: 'a Workflow output reads jobs.<job>.outputs, not steps' },
+      allJobs: spec.jobs,
+      job: '(workflow outputs)',
+    });
+    errors.push(...f.errors);
+    f.inputsRead.forEach((i) => jobs.inputsRead.add(i));
+    if (!output.value.includes('${{'))
+      warnings.push(
+        `spec.outputs.${k}.value: the output refers to no job output; it is always "${output.value}"`,
+      );
+  }
+  const budget = annotationBudgetError(frozenOutputContract(wf));
+  if (budget) errors.push(fieldError('spec.outputs', `the frozen output contract does not fit: ${budget}`));
+  for (const k of Object.keys(inputs).sort())
+    if (!jobs.inputsRead.has(k)) warnings.push(`spec.inputs.${k}: the input is declared but never used`);
+
+  if (ctx.others && errors.length === 0 && name) {
+    const graph = validateWorkflowInGraph(name, wf as CallingWorkflow, ctx.others);
+    if (graph.error) errors.push(fieldError(graphErrorField(name, spec.jobs, graph.error), graph.error));
+    warnings.push(
+      ...graph.warnings.map((w) => `${w} (calls are late-bound: it must exist when the job runs)`),
+    );
+  }
+  return { errors, warnings };
+}
+
+/** The job a call-graph error starts from, when it starts at this Workflow: `A -> B ...` names the job calling B. */
+export function graphErrorField(
+  self: string,
+  jobs: Record<string, { uses?: string }>,
+  error: string,
+): string {
+  const path = error.slice(error.indexOf(': ') + 2).split(' -> ');
+  if (path[0] !== self || path.length < 2) return 'spec.jobs';
+  const job = Object.keys(jobs)
+    .sort()
+    .find((j) => jobs[j]?.uses === path[1]);
+  return job ? `spec.jobs.${job}` : 'spec.jobs';
+}

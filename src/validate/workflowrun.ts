@@ -1,0 +1,109 @@
+// Validation of a WorkflowRun (first seed, "API Shape" and "Validation and Limits").
+import { MSG } from '../api/messages.js';
+import type { Workflow, WorkflowRun } from '../api/types.js';
+import { hasExpressions } from '../expr/index.js';
+import { fieldError, type FieldError } from '../fielderror.js';
+import { validateCallGraphSync, type CallingWorkflow } from '../graph/callgraph.js';
+import {
+  annotationBudgetError,
+  annotationKeyErrors,
+  OUTPUT_ANNOTATION_PREFIX,
+  outputNameErrors,
+} from '../limits.js';
+import { callInputErrors } from './call.js';
+import { checkExpressions } from './expressions.js';
+import { validateJobs } from './jobs.js';
+import { deepEqual } from './equal.js';
+import { isObject, type ValidationResult } from './result.js';
+import { structural } from './structural.js';
+
+export interface WorkflowRunContext {
+  /** The object before an UPDATE. */
+  old?: WorkflowRun;
+  /** Workflows of the namespace (informer cache), for call jobs; omitted offline. */
+  lookup?: (name: string) => Workflow | undefined;
+}
+
+const NO_INPUTS = {
+  unavailable:
+    "a WorkflowRun has no inputs; `krt workflow trigger` renders a template's inputs before it creates the run",
+};
+
+export function validateWorkflowRun(run: WorkflowRun, ctx: WorkflowRunContext = {}): ValidationResult {
+  const errors: FieldError[] = [];
+  const warnings: string[] = [];
+  if (!isObject(run.spec)) return { errors: [fieldError('spec', 'required value')], warnings };
+  const spec = run.spec as WorkflowRun['spec'] & Record<string, unknown>;
+  if ('uses' in spec || 'with' in spec) errors.push(fieldError('spec', MSG.workflowRunNoTemplate));
+  if (ctx.old?.spec) {
+    if (!deepEqual(ctx.old.spec.jobs, spec.jobs))
+      errors.push(fieldError('spec.jobs', 'field is immutable after creation'));
+    if (ctx.old.spec.cancelRequested === true && spec.cancelRequested !== true)
+      errors.push(fieldError('spec.cancelRequested', 'cannot go back to false'));
+  }
+  const shape = structural.workflowRunSpec(spec);
+  if (shape.length > 0)
+    return {
+      errors: [
+        ...errors,
+        ...shape.filter((e) => !e.field.startsWith('spec.uses') && !e.field.startsWith('spec.with')),
+      ],
+      warnings,
+    };
+
+  const jobs = validateJobs(spec.jobs, { inputs: NO_INPUTS });
+  errors.push(...jobs.errors);
+  warnings.push(...jobs.warnings);
+  errors.push(...outputAnnotationErrors(run));
+  if (ctx.lookup && jobs.errors.length === 0) checkCalls(run, ctx.lookup, errors, warnings);
+  return { errors, warnings };
+}
+
+/** The frozen output contract on a materialized run: valid keys, expressions over its own jobs, the budget. */
+function outputAnnotationErrors(run: WorkflowRun): FieldError[] {
+  const errors: FieldError[] = [];
+  const annotations = run.metadata?.annotations ?? {};
+  const jobs = run.spec.jobs;
+  for (const [key, value] of Object.entries(annotations).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!key.startsWith(OUTPUT_ANNOTATION_PREFIX)) continue;
+    const field = `metadata.annotations[${key}]`;
+    for (const e of [
+      ...annotationKeyErrors(key),
+      ...outputNameErrors(key.slice(OUTPUT_ANNOTATION_PREFIX.length)),
+    ])
+      errors.push(fieldError(field, e));
+    if (!hasExpressions(value)) continue;
+    const f = checkExpressions(value, field, {
+      inputs: NO_INPUTS,
+      jobs: new Set(Object.keys(jobs)),
+      steps: { unavailable: 'an output annotation reads jobs.<job>.outputs, not steps' },
+      allJobs: jobs,
+      job: '(workflow outputs)',
+    });
+    errors.push(...f.errors);
+  }
+  const budget = annotationBudgetError(annotations);
+  if (budget) errors.push(fieldError('metadata.annotations', budget));
+  return errors;
+}
+
+/** Call jobs against the Workflows as they stand now; a missing callee is only a warning. */
+function checkCalls(
+  run: WorkflowRun,
+  lookup: (name: string) => Workflow | undefined,
+  errors: FieldError[],
+  warnings: string[],
+): void {
+  for (const [name, job] of Object.entries(run.spec.jobs).sort(([a], [b]) => a.localeCompare(b))) {
+    if (job.uses === undefined) continue;
+    const field = `spec.jobs.${name}`;
+    const graph = validateCallGraphSync<CallingWorkflow>(job.uses, lookup, { missing: 'warning' });
+    if (graph.error) errors.push(fieldError(field, graph.error));
+    for (const w of graph.warnings)
+      warnings.push(
+        `${field}: ${w} (calls are late-bound: the job fails if it still does not exist when it runs)`,
+      );
+    const callee = lookup(job.uses);
+    if (callee && !graph.error) errors.push(...callInputErrors(job, field, callee));
+  }
+}
