@@ -135,7 +135,9 @@ export const workflowSpecSchema: Schema = obj(
     inputs: mapOf(
       'Inputs of the template, read as inputs.<name>.',
       obj('One input.', {
-        type: str('Type of the value.', { enum: ['string', 'number', 'boolean'], default: 'string' }),
+        type: str('Type of the value; the webhook sets string when it is left out.', {
+          enum: ['string', 'number', 'boolean'],
+        }),
         required: bool('Whether a caller must give the input (when it has no default).'),
         default: str('Value used when the caller gives none.', { maxLength: L.MAX_VALUE_LENGTH }),
         description: str('What the input is for.', { maxLength: L.MAX_DESCRIPTION_LENGTH }),

@@ -194,7 +194,7 @@ export interface WorkflowSpec {
      */
     [k: string]: {
       /**
-       * Type of the value.
+       * Type of the value; the webhook sets string when it is left out.
        */
       type?: 'string' | 'number' | 'boolean';
       /**

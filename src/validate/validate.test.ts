@@ -15,7 +15,12 @@ const wfr = (
     spec: { jobs, ...extra },
   }) as WorkflowRun;
 const wf = (name: string, spec: Record<string, unknown>): Workflow =>
-  ({ apiVersion: 'kruntimes.io/v1alpha1', kind: 'Workflow', metadata: { name }, spec }) as Workflow;
+  ({
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name },
+    spec,
+  }) as unknown as Workflow;
 
 const errorsOf = (r: { errors: { field: string; message: string }[] }) => r.errors.map(formatFieldError);
 

@@ -4,7 +4,7 @@ state="$root/.kruntimes"
 pki="$state/pki"
 pids="$state/pids"
 logs="$state/logs"
-COMPONENTS=(etcd kube-apiserver kube-controller-manager)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager webhook)
 
 log() { printf 'controlplane: %s\n' "$*" >&2; }
 die() { printf 'controlplane: error: %s\n' "$*" >&2; exit 1; }
@@ -18,4 +18,28 @@ api_ready() {
   . "$state/ports.env"
   curl -sf --max-time 2 --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
     "https://127.0.0.1:$API_PORT/readyz" >/dev/null 2>&1
+}
+
+webhook_ready() {
+  # shellcheck disable=SC1091
+  . "$state/ports.env"
+  curl -sf --max-time 2 --cacert "$pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/readyz" >/dev/null 2>&1
+}
+
+# Starts the admission webhook from this checkout and registers the local webhook configurations.
+start_webhook() {
+  # shellcheck disable=SC1091
+  . "$state/ports.env"
+  (cd "$root" && KRT_COMPONENT=webhook exec setsid node --import tsx webhook/main.ts \
+    --host 127.0.0.1 --port "$WEBHOOK_PORT" --cert "$pki/webhook.crt" --key "$pki/webhook.key" \
+    --kubeconfig "$state/kubeconfig" >>"$logs/webhook.log" 2>&1 </dev/null) &
+  echo $! > "$pids/webhook.pid"
+}
+
+register_webhook() {
+  # shellcheck disable=SC1091
+  . "$state/ports.env"
+  "$state/bin/kubectl" --kubeconfig "$state/kubeconfig" kustomize "$root/config/webhook" |
+    node "$root/tools/local-webhook.mjs" "$WEBHOOK_PORT" "$pki/ca.crt" |
+    "$state/bin/kubectl" --kubeconfig "$state/kubeconfig" apply --server-side -f - >/dev/null
 }

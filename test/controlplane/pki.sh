@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# Makes the local PKI with openssl, once: a CA, the API server's serving certificate, client
+# Makes the local PKI with openssl, each file once: a CA, the API server's serving certificate, client
 # certificates (admin in system:masters, the controller manager, and a user with no RBAC bindings)
 # and the service-account signing key pair.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$pki"
 cd "$pki"
-[ -f done ] && exit 0
-
 key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1.key" 2>/dev/null; }
 
+[ -f ca.crt ] || {
 openssl ecparam -name prime256v1 -genkey -noout -out ca.key
 openssl req -x509 -new -key ca.key -sha256 -days 3650 -subj "/CN=kruntimes-local-ca" -out ca.crt 2>/dev/null
+}
 
-# sign NAME SUBJECT EXTENSIONS
+# sign NAME SUBJECT EXTENSIONS (once: an existing certificate is kept)
 sign() {
+  [ -f "$1.crt" ] && return 0
   key "$1"
   openssl req -new -key "$1.key" -subj "$2" -out "$1.csr" 2>/dev/null
   printf '%s\n' "$3" > "$1.ext"
@@ -32,8 +33,15 @@ subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kuberne
 sign admin "/O=system:masters/CN=kruntimes-admin" "$client"
 sign kcm "/CN=system:kube-controller-manager" "$client"
 sign user "/O=kruntimes:users/CN=kruntimes-user" "$client"
+# The webhook's serving certificate for the local path: the API server calls https://127.0.0.1:<port>
+# and trusts it through the same CA, written as caBundle into the local webhook configurations.
+sign webhook "/CN=kruntimes-webhook" 'basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth
+subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kruntimes-webhook.kruntimes-system.svc'
 
-openssl genrsa -out sa.key 2048 2>/dev/null
-openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+[ -f sa.key ] || {
+  openssl genrsa -out sa.key 2048 2>/dev/null
+  openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+}
 chmod 600 ./*.key
-touch done

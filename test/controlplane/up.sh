@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts the local control plane on loopback: etcd, kube-apiserver (secure port only, RBAC,
 # admission webhooks on) and kube-controller-manager (garbage collector, namespaces), installs the
-# CRDs and writes the kubeconfigs. Does nothing but report when it is already running.
+# CRDs, starts the admission webhook and registers it, and writes the kubeconfigs. Does nothing but report when it is already running.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -10,7 +10,7 @@ print_env() {
   echo "export KUBECONFIG=$state/kubeconfig"
 }
 
-if alive etcd && alive kube-apiserver && alive kube-controller-manager && api_ready; then
+if alive etcd && alive kube-apiserver && alive kube-controller-manager && alive webhook && api_ready; then
   # Server-side apply of unchanged CRDs changes nothing; a checkout with a newer schema updates them.
   "$state/bin/kubectl" --kubeconfig "$state/kubeconfig" apply --server-side -k "$root/config/crd" >/dev/null
   log "already running (pids $(for c in "${COMPONENTS[@]}"; do printf '%s ' "$(pid_of "$c")"; done)); nothing changed"
@@ -26,11 +26,12 @@ mkdir -p "$state/bin" "$pids" "$logs"
 ln -sf "$bin/kubectl" "$state/bin/kubectl"
 
 # Free loopback ports, chosen now so that several checkouts can each run an instance.
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT < <(node -e '
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT WEBHOOK_PORT < <(node -e '
   const net = require("node:net");
   const one = () => new Promise((ok) => { const s = net.createServer(); s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => ok(p)); }); });
-  (async () => { const ps = new Set(); while (ps.size < 4) ps.add(await one()); console.log([...ps].join(" ")); })();')
-printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\n' "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" > "$state/ports.env"
+  (async () => { const ps = new Set(); while (ps.size < 5) ps.add(await one()); console.log([...ps].join(" ")); })();')
+printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\nWEBHOOK_PORT=%s\n' \
+  "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" "$WEBHOOK_PORT" > "$state/ports.env"
 
 kubeconfig() { # FILE USER
   cat > "$1" <<YAML
@@ -109,6 +110,11 @@ start kube-controller-manager "$bin/kube-controller-manager" \
   --bind-address=127.0.0.1 --secure-port="$KCM_PORT" \
   --leader-elect=false --use-service-account-credentials=true --profiling=false
 wait_for kube-controller-manager 60 curl -skf -o /dev/null --max-time 1 "https://127.0.0.1:$KCM_PORT/healthz"
+
+start_webhook
+wait_for webhook 60 webhook_ready
+register_webhook
+log "admission webhook on https://127.0.0.1:$WEBHOOK_PORT, registered"
 
 started=1
 print_env

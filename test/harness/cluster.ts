@@ -17,12 +17,12 @@ export interface TestCluster {
   cleanup(): Promise<void>;
 }
 
-export async function testCluster(suite: string): Promise<TestCluster> {
+export async function testCluster(suite: string, labels: Record<string, string> = {}): Promise<TestCluster> {
   const admin = makeClients(loadKubeConfig(adminKubeconfig));
   const user = makeClients(loadKubeConfig(userKubeconfig));
   const namespace = `krt-${suite}-${randomBytes(3).toString('hex')}`;
   await admin.core.createNamespace({
-    body: { metadata: { name: namespace, labels: { 'kruntimes.io/test': suite } } },
+    body: { metadata: { name: namespace, labels: { 'kruntimes.io/test': suite, ...labels } } },
   });
   return {
     admin,

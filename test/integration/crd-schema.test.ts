@@ -1,5 +1,6 @@
-// The CRD schema is the second line of defense: applied straight to the API server (no webhook
-// registered in this suite), malformed objects are rejected and valid counterparts accepted.
+// The CRD schema is the second line of defense: applied straight to the API server in a namespace
+// the webhook skips (kruntimes.io/admission=disabled), malformed objects are rejected and valid
+// counterparts accepted.
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { crd } from '../../src/kube/client.js';
 import { rejection, testCluster, type TestCluster } from '../harness/cluster.js';
@@ -13,7 +14,7 @@ const call = { uses: 'deploy-workflow', with: { environment: 'staging' } };
 let c: TestCluster;
 let n = 0;
 beforeAll(async () => {
-  c = await testCluster('crdschema');
+  c = await testCluster('crdschema', { 'kruntimes.io/admission': 'disabled' });
 });
 afterAll(async () => c?.cleanup());
 

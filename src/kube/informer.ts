@@ -1,0 +1,228 @@
+// A list+watch cache that does not go quiet. client-node's informers are reported to stop
+// receiving events after a dropped connection, and a naive restart can flood the API server
+// (kubernetes-client/javascript #958, #1933; DESIGN.md §6). So: server-side watch timeouts, restart
+// with jittered backoff, relist on 410 Gone, a periodic resync, and a health check on progress.
+import { EventEmitter } from 'node:events';
+import * as k8s from '@kubernetes/client-node';
+import { log } from '../telemetry/log.js';
+
+export interface KubeObject {
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+}
+
+export interface InformerOptions {
+  /** Collection path, such as /apis/kruntimes.io/v1alpha1/workflows (all namespaces). */
+  path: string;
+  /** Seconds the server keeps one watch open before ending it cleanly. */
+  watchTimeoutSeconds?: number;
+  /** Full relist this often, to heal any missed event. */
+  resyncMs?: number;
+  /** Backoff bounds after a failed list or watch. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  labelSelector?: string;
+}
+
+type Events<T> = { add: [T]; update: [T, T]; delete: [T]; synced: [] };
+
+export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events<T>> {
+  private readonly items = new Map<string, T>();
+  private readonly byNamespace = new Map<string, Map<string, T>>();
+  private resourceVersion = '';
+  private running = false;
+  private abort: AbortController | undefined;
+  private lastProgress = 0;
+  private failures = 0;
+  private synced = false;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private readonly opts: Required<Omit<InformerOptions, 'labelSelector'>> & { labelSelector?: string };
+
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    opts: InformerOptions,
+  ) {
+    super();
+    this.opts = {
+      watchTimeoutSeconds: 240,
+      resyncMs: 10 * 60_000,
+      minBackoffMs: 500,
+      maxBackoffMs: 30_000,
+      ...opts,
+    };
+  }
+
+  static key(o: KubeObject): string {
+    return `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+  }
+
+  get(namespace: string, name: string): T | undefined {
+    return this.items.get(`${namespace}/${name}`);
+  }
+
+  list(namespace?: string): T[] {
+    if (namespace === undefined) return [...this.items.values()];
+    return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+  }
+
+  /** Name -> object for one namespace; the map is the cache's own, do not change it. */
+  namespaceMap(namespace: string): Map<string, T> {
+    return this.byNamespace.get(namespace) ?? new Map();
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Healthy when the last list or watch event (or clean watch end) is recent. */
+  healthy(now = Date.now()): boolean {
+    return this.synced && now - this.lastProgress < (this.opts.watchTimeoutSeconds + 60) * 1000;
+  }
+
+  /** Starts listing and watching; resolves after the first successful list. */
+  async start(): Promise<void> {
+    this.running = true;
+    const firstSync = new Promise<void>((resolve) => this.once('synced', resolve));
+    void this.loop();
+    this.resyncTimer = setInterval(() => this.abort?.abort(), this.opts.resyncMs);
+    this.resyncTimer.unref();
+    await firstSync;
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
+    this.abort?.abort();
+  }
+
+  private async loop(): Promise<void> {
+    let needList = true;
+    let sinceList = Date.now();
+    while (this.running) {
+      try {
+        if (needList || Date.now() - sinceList >= this.opts.resyncMs) {
+          await this.relist();
+          needList = false;
+          sinceList = Date.now();
+        }
+        const gone = await this.watchOnce();
+        if (gone) needList = true;
+        this.failures = 0;
+      } catch (e) {
+        if (!this.running) break;
+        this.failures++;
+        const base = Math.min(
+          this.opts.maxBackoffMs,
+          this.opts.minBackoffMs * 2 ** Math.min(this.failures, 10),
+        );
+        const wait = base / 2 + Math.random() * (base / 2);
+        log.warn(
+          { path: this.opts.path, err: String(e), retryInMs: Math.round(wait) },
+          'informer list/watch failed',
+        );
+        needList = needList || this.failures > 3;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  private async relist(): Promise<void> {
+    const query = this.opts.labelSelector
+      ? `?labelSelector=${encodeURIComponent(this.opts.labelSelector)}`
+      : '';
+    const cluster = this.kc.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    const opts: import('node:https').RequestOptions = {};
+    await this.kc.applyToHTTPSOptions(opts);
+    const res = await fetchJson(`${cluster.server}${this.opts.path}${query}`, opts);
+    const list = res as { items?: T[]; metadata?: { resourceVersion?: string } };
+    const seen = new Set<string>();
+    for (const item of list.items ?? []) {
+      seen.add(ResilientInformer.key(item));
+      this.upsert(item);
+    }
+    for (const [k, old] of this.items) if (!seen.has(k)) this.remove(old);
+    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    this.lastProgress = Date.now();
+    if (!this.synced) {
+      this.synced = true;
+      this.emit('synced');
+    }
+  }
+
+  /** One watch until the server ends it. Returns true when the resourceVersion is gone (410). */
+  private watchOnce(): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      let gone = false;
+      const watch = new k8s.Watch(this.kc);
+      const params: Record<string, string | number | boolean | undefined> = {
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: this.opts.watchTimeoutSeconds,
+      };
+      if (this.opts.labelSelector) params.labelSelector = this.opts.labelSelector;
+      watch
+        .watch(
+          this.opts.path,
+          params,
+          (phase: string, obj: T & { code?: number }) => {
+            this.lastProgress = Date.now();
+            if (phase === 'ERROR') {
+              if (obj.code === 410) gone = true;
+              this.abort?.abort();
+              return;
+            }
+            if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
+            if (phase === 'ADDED' || phase === 'MODIFIED') this.upsert(obj);
+            else if (phase === 'DELETED') this.remove(obj);
+          },
+          (err: unknown) => {
+            this.lastProgress = Date.now();
+            if (err && !gone && !(err instanceof Error && err.name === 'AbortError') && this.running)
+              reject(err);
+            else resolve(gone);
+          },
+        )
+        .then((ac) => (this.abort = ac), reject);
+    });
+  }
+
+  private upsert(obj: T): void {
+    const key = ResilientInformer.key(obj);
+    const old = this.items.get(key);
+    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
+    this.items.set(key, obj);
+    const ns = obj.metadata?.namespace ?? '';
+    let m = this.byNamespace.get(ns);
+    if (!m) this.byNamespace.set(ns, (m = new Map()));
+    m.set(obj.metadata?.name ?? '', obj);
+    if (old) this.emit('update', old, obj);
+    else this.emit('add', obj);
+  }
+
+  private remove(obj: T): void {
+    const key = ResilientInformer.key(obj);
+    const old = this.items.get(key);
+    if (!old) return;
+    this.items.delete(key);
+    this.byNamespace.get(obj.metadata?.namespace ?? '')?.delete(obj.metadata?.name ?? '');
+    this.emit('delete', old);
+  }
+}
+
+async function fetchJson(url: string, opts: import('node:https').RequestOptions): Promise<unknown> {
+  const https = await import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = https.get(url, { ...opts, timeout: 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if ((res.statusCode ?? 500) >= 300)
+          reject(new Error(`list ${url}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+        else resolve(JSON.parse(text));
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`list ${url}: timed out`)));
+    req.on('error', reject);
+  });
+}

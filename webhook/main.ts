@@ -1,0 +1,75 @@
+// The admission webhook process: HTTPS on --host:--port with the certificate in --cert/--key
+// (reloaded when the files change, as cert-manager rotates them), a Workflow informer for graph
+// checks, health and metrics endpoints.
+import { readFileSync, watchFile } from 'node:fs';
+import { createServer } from 'node:https';
+import { parseArgs } from 'node:util';
+import type { Workflow } from '../src/api/types.js';
+import { ResilientInformer } from '../src/kube/informer.js';
+import { loadKubeConfig } from '../src/kube/client.js';
+import { log } from '../src/telemetry/log.js';
+import { DEFAULT_RUN_CREATORS } from '../src/validate/index.js';
+import { createApp } from './server.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '9443' },
+    cert: { type: 'string' },
+    key: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    'run-creator-users': { type: 'string' },
+    'run-creator-groups': { type: 'string' },
+  },
+});
+if (!flags.cert || !flags.key) {
+  console.error('webhook: --cert and --key are required');
+  process.exit(2);
+}
+const certFile = flags.cert;
+const keyFile = flags.key;
+const tls = () => ({ cert: readFileSync(certFile), key: readFileSync(keyFile) });
+
+const kc = loadKubeConfig(flags.kubeconfig);
+const workflows = new ResilientInformer<Workflow>(kc, { path: '/apis/kruntimes.io/v1alpha1/workflows' });
+const list = (v: string | undefined, fallback: string[]) =>
+  v === undefined ? fallback : v.split(',').filter(Boolean);
+
+const app = createApp({
+  ready: () => workflows.healthy(),
+  workflows: {
+    get: (ns, name) => workflows.get(ns, name),
+    inNamespace: (ns) => workflows.namespaceMap(ns),
+  },
+  runCreators: {
+    users: list(flags['run-creator-users'], DEFAULT_RUN_CREATORS.users),
+    groups: list(flags['run-creator-groups'], DEFAULT_RUN_CREATORS.groups),
+  },
+});
+
+const server = createServer({ ...tls(), minVersion: 'TLSv1.2' }, app);
+server.keepAliveTimeout = 65_000;
+for (const f of [certFile, keyFile]) {
+  watchFile(f, { interval: 5000 }, () => {
+    try {
+      server.setSecureContext({ ...tls(), minVersion: 'TLSv1.2' });
+      log.info({ file: f }, 'serving certificate reloaded');
+    } catch (e) {
+      log.error({ err: e }, 'could not reload the serving certificate; keeping the old one');
+    }
+  });
+}
+
+await workflows.start();
+server.listen(Number(flags.port), flags.host, () => {
+  log.info({ host: flags.host, port: Number(flags.port) }, 'webhook listening');
+});
+
+const shutdown = () => {
+  log.info('shutting down');
+  workflows.stop();
+  server.close(() => process.exit(0));
+  setTimeout(() => process.exit(0), 5000).unref();
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);

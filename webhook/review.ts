@@ -1,0 +1,123 @@
+// The AdmissionReview v1 envelope: decoding that never throws, and well-formed responses for every
+// outcome, so the API server always gets an answer it can read.
+
+export interface AdmissionRequest {
+  uid: string;
+  kind: { group: string; version: string; kind: string };
+  resource?: { group: string; version: string; resource: string };
+  subResource?: string;
+  name?: string;
+  namespace?: string;
+  operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+  userInfo?: { username?: string; groups?: string[] };
+  object?: unknown;
+  oldObject?: unknown;
+  dryRun?: boolean;
+}
+
+export interface AdmissionResponse {
+  uid: string;
+  allowed: boolean;
+  status?: { code: number; message: string; reason?: string };
+  warnings?: string[];
+  patchType?: 'JSONPatch';
+  patch?: string;
+}
+
+export interface AdmissionReview {
+  apiVersion: 'admission.k8s.io/v1';
+  kind: 'AdmissionReview';
+  response: AdmissionResponse;
+}
+
+/** Nesting deeper than this is refused before any rule walks the object. */
+export const MAX_OBJECT_DEPTH = 64;
+/** Kubernetes caps warnings; keep ours readable too. */
+const MAX_WARNINGS = 20;
+const MAX_WARNING_LENGTH = 512;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Depth of a JSON value, measured without recursion. Stops counting past `limit`. */
+export function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (d > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return false;
+}
+
+export type Decoded = { ok: true; request: AdmissionRequest } | { ok: false; uid: string; message: string };
+
+export function decodeReview(body: unknown): Decoded {
+  if (!isObject(body)) return { ok: false, uid: '', message: 'the body is not an AdmissionReview object' };
+  const request = body.request;
+  const uid = isObject(request) && typeof request.uid === 'string' ? request.uid : '';
+  if (body.apiVersion !== 'admission.k8s.io/v1')
+    return {
+      ok: false,
+      uid,
+      message: `unsupported apiVersion ${JSON.stringify(body.apiVersion)}: expected "admission.k8s.io/v1"`,
+    };
+  if (body.kind !== 'AdmissionReview')
+    return {
+      ok: false,
+      uid,
+      message: `unsupported kind ${JSON.stringify(body.kind)}: expected "AdmissionReview"`,
+    };
+  if (!isObject(request)) return { ok: false, uid, message: 'request is missing' };
+  if (uid === '') return { ok: false, uid, message: 'request.uid is missing' };
+  const kind = request.kind;
+  if (!isObject(kind) || typeof kind.kind !== 'string' || typeof kind.group !== 'string')
+    return { ok: false, uid, message: 'request.kind is missing' };
+  if (!['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(request.operation as string))
+    return {
+      ok: false,
+      uid,
+      message: `request.operation ${JSON.stringify(request.operation)} is not one of CREATE, UPDATE, DELETE, CONNECT`,
+    };
+  if (depthExceeds(request.object, MAX_OBJECT_DEPTH) || depthExceeds(request.oldObject, MAX_OBJECT_DEPTH))
+    return { ok: false, uid, message: `the object nests deeper than ${MAX_OBJECT_DEPTH} levels` };
+  return { ok: true, request: request as unknown as AdmissionRequest };
+}
+
+function trimWarnings(warnings: string[]): string[] | undefined {
+  if (warnings.length === 0) return undefined;
+  const kept = warnings
+    .slice(0, MAX_WARNINGS)
+    .map((w) => (w.length > MAX_WARNING_LENGTH ? w.slice(0, MAX_WARNING_LENGTH - 3) + '...' : w));
+  if (warnings.length > MAX_WARNINGS) kept.push(`${warnings.length - MAX_WARNINGS} more warnings not shown`);
+  return kept;
+}
+
+export function review(response: AdmissionResponse): AdmissionReview {
+  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
+}
+
+export function allow(uid: string, warnings: string[] = [], patch?: unknown[]): AdmissionReview {
+  const response: AdmissionResponse = { uid, allowed: true };
+  const w = trimWarnings(warnings);
+  if (w) response.warnings = w;
+  if (patch && patch.length > 0) {
+    response.patchType = 'JSONPatch';
+    response.patch = Buffer.from(JSON.stringify(patch)).toString('base64');
+  }
+  return review(response);
+}
+
+export function deny(
+  uid: string,
+  code: number,
+  reason: string,
+  message: string,
+  warnings: string[] = [],
+): AdmissionReview {
+  const response: AdmissionResponse = { uid, allowed: false, status: { code, reason, message } };
+  const w = trimWarnings(warnings);
+  if (w) response.warnings = w;
+  return review(response);
+}

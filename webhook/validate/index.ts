@@ -1,0 +1,88 @@
+// The validating processor: AdmissionRequest in, AdmissionReview out. Pure apart from reading the
+// Workflow index; the express layer only decodes and encodes.
+import type { Run, Workflow, WorkflowRun } from '../../src/api/types.js';
+import { GROUP } from '../../src/api/crds.js';
+import { formatFieldError, type FieldError } from '../../src/fielderror.js';
+import { directCallers } from '../../src/graph/through.js';
+import {
+  DEFAULT_RUN_CREATORS,
+  mayCreateRun,
+  validateRun,
+  validateWorkflow,
+  validateWorkflowRun,
+  type RunCreators,
+  type ValidationResult,
+} from '../../src/validate/index.js';
+import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
+import type { WorkflowIndex } from '../workflows.js';
+
+export interface ValidateDeps {
+  workflows?: WorkflowIndex;
+  runCreators?: RunCreators;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}): AdmissionReview {
+  const { uid, kind, operation } = req;
+  if (kind.group !== GROUP || !['Workflow', 'WorkflowRun', 'Run'].includes(kind.kind))
+    return deny(uid, 400, 'BadRequest', `this webhook does not validate ${kind.kind}.${kind.group}`);
+  const namespace = req.namespace ?? '';
+  if (operation === 'DELETE') return kind.kind === 'Workflow' ? workflowDelete(req, deps) : allow(uid);
+  if (operation !== 'CREATE' && operation !== 'UPDATE') return allow(uid);
+  if (!isObject(req.object) || !isObject(req.object.metadata))
+    return deny(uid, 400, 'BadRequest', 'request.object is missing or has no metadata');
+  const name = String(req.object.metadata.name ?? req.name ?? '');
+  const old = isObject(req.oldObject) && operation === 'UPDATE' ? req.oldObject : undefined;
+
+  let result: ValidationResult;
+  switch (kind.kind) {
+    case 'Workflow': {
+      const index = deps.workflows;
+      const others = index ? new Map(index.inNamespace(namespace)) : undefined;
+      others?.delete(name);
+      result = validateWorkflow(req.object as unknown as Workflow, others ? { others } : {});
+      break;
+    }
+    case 'WorkflowRun': {
+      const index = deps.workflows;
+      result = validateWorkflowRun(req.object as unknown as WorkflowRun, {
+        old: old as unknown as WorkflowRun | undefined,
+        lookup: index ? (n) => index.get(namespace, n) : undefined,
+      });
+      break;
+    }
+    default: {
+      if (operation === 'CREATE' && !mayCreateRun(req.userInfo, deps.runCreators ?? DEFAULT_RUN_CREATORS))
+        return deny(
+          uid,
+          403,
+          'Forbidden',
+          `Runs are created by the kruntimes controller: user "${req.userInfo?.username ?? ''}" may not create Run "${name}"`,
+        );
+      result = validateRun(req.object as unknown as Run, old as unknown as Run | undefined);
+    }
+  }
+  if (result.errors.length > 0)
+    return deny(uid, 422, 'Invalid', invalidMessage(kind.kind, name, result.errors), result.warnings);
+  return allow(uid, result.warnings);
+}
+
+/** `WorkflowRun "release" is invalid: spec.jobs.deploy: a call job cannot have steps; ...` */
+export function invalidMessage(kind: string, name: string, errors: FieldError[]): string {
+  return `${kind} "${name}" is invalid: ${errors.map(formatFieldError).join('; ')}`;
+}
+
+/** Deleting a Workflow is allowed (runs keep their snapshot); the callers left behind are named. */
+function workflowDelete(req: AdmissionRequest, deps: ValidateDeps): AdmissionReview {
+  const name = req.name ?? '';
+  const index = deps.workflows;
+  if (!index) return allow(req.uid);
+  const all = index.inNamespace(req.namespace ?? '');
+  const callers = directCallers(name, all).filter((c) => c !== name);
+  if (callers.length === 0) return allow(req.uid);
+  return allow(req.uid, [
+    `workflow "${name}" is still called by ${callers.map((c) => `"${c}"`).join(', ')}: their call jobs will fail until it exists again`,
+  ]);
+}

@@ -1,0 +1,168 @@
+import { Buffer } from 'node:buffer';
+import type { Workflow } from '../src/api/types.js';
+import { mutateRequest, workflowDefaults } from './mutate/index.js';
+import { decodeReview, depthExceeds, MAX_OBJECT_DEPTH, type AdmissionRequest } from './review.js';
+import { validateRequest } from './validate/index.js';
+
+const req = (over: Partial<AdmissionRequest> = {}): AdmissionRequest => ({
+  uid: 'u-1',
+  kind: { group: 'kruntimes.io', version: 'v1alpha1', kind: 'WorkflowRun' },
+  operation: 'CREATE',
+  namespace: 'ns',
+  name: 'r',
+  userInfo: { username: 'alice', groups: ['system:authenticated'] },
+  object: {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'WorkflowRun',
+    metadata: { name: 'r' },
+    spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } } },
+  },
+  ...over,
+});
+const envelope = (request: unknown) => ({
+  apiVersion: 'admission.k8s.io/v1',
+  kind: 'AdmissionReview',
+  request,
+});
+
+describe('decodeReview', () => {
+  it.each([
+    [null, 'the body is not an AdmissionReview object'],
+    [[], 'the body is not an AdmissionReview object'],
+    [
+      { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'x' } },
+      'unsupported apiVersion "admission.k8s.io/v1beta1"',
+    ],
+    [{ apiVersion: 'admission.k8s.io/v1', kind: 'Pod' }, 'unsupported kind "Pod"'],
+    [envelope(undefined), 'request is missing'],
+    [envelope({ kind: {} }), 'request.uid is missing'],
+    [envelope({ uid: 'x' }), 'request.kind is missing'],
+    [
+      envelope({ uid: 'x', kind: { group: 'g', kind: 'K' }, operation: 'PATCH' }),
+      'request.operation "PATCH" is not one of',
+    ],
+  ])('refuses %j', (body, message) => {
+    const d = decodeReview(body);
+    expect(d.ok).toBe(false);
+    if (!d.ok) expect(d.message).toContain(message);
+  });
+
+  it('keeps the uid it could read for the denial', () => {
+    const d = decodeReview({ apiVersion: 'x', kind: 'AdmissionReview', request: { uid: 'keep-me' } });
+    expect(d).toMatchObject({ ok: false, uid: 'keep-me' });
+  });
+
+  it(`refuses objects nested deeper than ${MAX_OBJECT_DEPTH} without recursion`, () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 200000; i++) deep = { a: deep };
+    expect(depthExceeds(deep, MAX_OBJECT_DEPTH)).toBe(true);
+    const d = decodeReview(envelope({ ...req(), object: deep }));
+    expect(d).toMatchObject({
+      ok: false,
+      message: `the object nests deeper than ${MAX_OBJECT_DEPTH} levels`,
+    });
+    let ok: unknown = 'leaf';
+    for (let i = 0; i < MAX_OBJECT_DEPTH - 1; i++) ok = [ok];
+    expect(depthExceeds(ok, MAX_OBJECT_DEPTH)).toBe(false);
+  });
+});
+
+describe('validateRequest', () => {
+  it('allows a valid WorkflowRun', () => {
+    expect(validateRequest(req()).response).toEqual({ uid: 'u-1', allowed: true });
+  });
+
+  it('denies with every error, naming the field and the rule', () => {
+    const r = validateRequest(
+      req({
+        object: {
+          metadata: { name: 'r' },
+          spec: {
+            jobs: {
+              a: {
+                'runs-on': 'bash',
+                steps: [{ name: 's', run: 'echo ${{ jobs.zz.outputs.o }}' }],
+                needs: ['q'],
+              },
+            },
+          },
+        },
+      }),
+    );
+    expect(r.response).toEqual({
+      uid: 'u-1',
+      allowed: false,
+      status: {
+        code: 422,
+        reason: 'Invalid',
+        message: 'WorkflowRun "r" is invalid: spec.jobs.a.needs: job "q" does not exist',
+      },
+    });
+  });
+
+  it('refuses kinds it does not own', () => {
+    const r = validateRequest(req({ kind: { group: '', version: 'v1', kind: 'Pod' } }));
+    expect(r.response.status?.message).toBe('this webhook does not validate Pod.');
+  });
+
+  it('lets only admins and the controller create Runs', () => {
+    const run = { metadata: { name: 'x' }, spec: { runtime: 'bash', script: 'true' } };
+    const kind = { group: 'kruntimes.io', version: 'v1alpha1', kind: 'Run' };
+    expect(validateRequest(req({ kind, object: run })).response).toMatchObject({
+      allowed: false,
+      status: {
+        code: 403,
+        message: 'Runs are created by the kruntimes controller: user "alice" may not create Run "x"',
+      },
+    });
+    expect(
+      validateRequest(req({ kind, object: run, userInfo: { username: 'root', groups: ['system:masters'] } }))
+        .response.allowed,
+    ).toBe(true);
+  });
+
+  it('warns when a Workflow that others call is deleted', () => {
+    const wf = (name: string, uses?: string) =>
+      ({
+        metadata: { name, namespace: 'ns' },
+        spec: { jobs: { j: uses ? { uses } : { 'runs-on': 'bash', steps: [{ name: 's', run: 'x' }] } } },
+      }) as unknown as Workflow;
+    const all = new Map([
+      ['a', wf('a', 'b')],
+      ['b', wf('b')],
+      ['c', wf('c', 'b')],
+    ]);
+    const workflows = { get: (_ns: string, n: string) => all.get(n), inNamespace: () => all };
+    const r = validateRequest(
+      req({
+        operation: 'DELETE',
+        kind: { group: 'kruntimes.io', version: 'v1alpha1', kind: 'Workflow' },
+        name: 'b',
+        object: undefined,
+      }),
+      { workflows },
+    );
+    expect(r.response).toEqual({
+      uid: 'u-1',
+      allowed: true,
+      warnings: ['workflow "b" is still called by "a", "c": their call jobs will fail until it exists again'],
+    });
+  });
+});
+
+describe('mutateRequest', () => {
+  const wf = { metadata: { name: 'w' }, spec: { inputs: { a: {}, 'b/c': { type: 'number' } }, jobs: {} } };
+  it('defaults an input type to string, as a JSON patch', () => {
+    const r = mutateRequest(
+      req({ kind: { group: 'kruntimes.io', version: 'v1alpha1', kind: 'Workflow' }, object: wf }),
+    );
+    expect(r.response.patchType).toBe('JSONPatch');
+    expect(JSON.parse(Buffer.from(r.response.patch as string, 'base64').toString())).toEqual([
+      { op: 'add', path: '/spec/inputs/a/type', value: 'string' },
+    ]);
+  });
+  it('is idempotent: a second pass adds nothing', () => {
+    expect(workflowDefaults({ ...wf, spec: { ...wf.spec, inputs: { a: { type: 'string' } } } })).toEqual([]);
+    expect(mutateRequest(req()).response).toEqual({ uid: 'u-1', allowed: true });
+  });
+});
