@@ -25,13 +25,13 @@ down:
 # (started by the jest global setup when it is not running, and stopped again if it started it).
 # The runner's own report goes to .jest-report.json; .ci/run reads its counts.
 test: install controlplane
-	$(JEST) --ci --json --outputFile=.jest-report.json
+	$(JEST) --ci --runInBand --json --outputFile=.jest-report.json
 
 unit: install
 	$(JEST) --selectProjects unit
 
 integration: install controlplane
-	$(JEST) --selectProjects integration
+	$(JEST) --selectProjects integration --runInBand
 
 demo: up
 	@bash test/demo.sh

@@ -82,7 +82,48 @@ export function decodeReview(body: unknown): Decoded {
     };
   if (depthExceeds(request.object, MAX_OBJECT_DEPTH) || depthExceeds(request.oldObject, MAX_OBJECT_DEPTH))
     return { ok: false, uid, message: `the object nests deeper than ${MAX_OBJECT_DEPTH} levels` };
+  const problem =
+    userInfoProblem(request.userInfo) ??
+    (['name', 'namespace'] as const).map((k) => optionalString(request[k], `request.${k}`)).find(Boolean) ??
+    metadataProblem(request.object, 'request.object') ??
+    metadataProblem(request.oldObject, 'request.oldObject');
+  if (problem) return { ok: false, uid, message: problem };
   return { ok: true, request: request as unknown as AdmissionRequest };
+}
+
+function optionalString(v: unknown, field: string): string | undefined {
+  return v === undefined || typeof v === 'string' ? undefined : `${field} must be a string`;
+}
+
+function stringMapProblem(v: unknown, field: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v) || !Object.values(v).every((x) => typeof x === 'string'))
+    return `${field} must map strings to strings`;
+  return undefined;
+}
+
+function userInfoProblem(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (!isObject(v)) return 'request.userInfo must be an object';
+  const groups = v.groups;
+  if (groups !== undefined && !(Array.isArray(groups) && groups.every((g) => typeof g === 'string')))
+    return 'request.userInfo.groups must be a list of strings';
+  return optionalString(v.username, 'request.userInfo.username');
+}
+
+/** The API server always sends well-formed metadata; anything else did not come from it. */
+function metadataProblem(obj: unknown, field: string): string | undefined {
+  if (obj === undefined || obj === null) return undefined;
+  if (!isObject(obj)) return `${field} must be an object`;
+  const m = obj.metadata;
+  if (m === undefined) return undefined;
+  if (!isObject(m)) return `${field}.metadata must be an object`;
+  return (
+    optionalString(m.name, `${field}.metadata.name`) ??
+    optionalString(m.namespace, `${field}.metadata.namespace`) ??
+    stringMapProblem(m.annotations, `${field}.metadata.annotations`) ??
+    stringMapProblem(m.labels, `${field}.metadata.labels`)
+  );
 }
 
 function trimWarnings(warnings: string[]): string[] | undefined {

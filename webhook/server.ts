@@ -30,7 +30,8 @@ export function createApp(deps: AppDeps): express.Express {
     res.type(registry.contentType).send(await registry.metrics());
   });
 
-  const json = express.json({ limit: BODY_LIMIT, strict: true, type: () => true });
+  // strict: false so a JSON scalar still gets an AdmissionReview denial rather than a parse error.
+  const json = express.json({ limit: BODY_LIMIT, strict: false, type: () => true });
   const answer = (process: (req: AdmissionRequest) => AdmissionReview) => (req: Request, res: Response) => {
     const started = process_hrtime();
     const decoded = decodeReview(req.body);

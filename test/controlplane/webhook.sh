@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Stops, starts or restarts only the admission webhook of the running local environment (after a
+# change to webhook/ or src/, or to test what happens while it is down).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+stop() {
+  local p; p=$(pid_of webhook)
+  [ -n "$p" ] || return 0
+  kill -TERM "$p" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$p" 2>/dev/null || true
+  rm -f "$pids/webhook.pid"
+}
+
+start() {
+  start_webhook
+  for _ in $(seq 1 300); do webhook_ready && { register_webhook; return 0; }; sleep 0.2; done
+  die "the webhook did not become ready in 60s; see $logs/webhook.log"
+}
+
+case "${1:-}" in
+  stop) stop ;;
+  start) start ;;
+  restart) stop; start ;;
+  *) echo "usage: $0 stop|start|restart" >&2; exit 2 ;;
+esac

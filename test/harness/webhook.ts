@@ -1,0 +1,26 @@
+// Direct access to the local webhook process, for the suites that test it as a server.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot, stateDir } from './paths.js';
+
+export function webhookEndpoint(): { port: number; ca: Buffer; pid: number } {
+  const ports = readFileSync(join(stateDir, 'ports.env'), 'utf8');
+  const port = Number(/WEBHOOK_PORT=(\d+)/.exec(ports)?.[1]);
+  const pid = Number(readFileSync(join(stateDir, 'pids', 'webhook.pid'), 'utf8').trim());
+  return { port, ca: readFileSync(join(stateDir, 'pki', 'ca.crt')), pid };
+}
+
+export function webhookControl(action: 'stop' | 'start'): void {
+  const r = spawnSync('bash', [join(repoRoot, 'test/controlplane/webhook.sh'), action], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`webhook ${action} failed: ${r.stderr}`);
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
