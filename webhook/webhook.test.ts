@@ -42,12 +42,25 @@ describe('decodeReview', () => {
       'request.operation "PATCH" is not one of',
     ],
     [
-      envelope({ uid: 'x', kind: { group: 'g', kind: 'K' }, operation: 'CREATE', userInfo: { groups: 'system:masters' } }),
+      envelope({
+        uid: 'x',
+        kind: { group: 'g', kind: 'K' },
+        operation: 'CREATE',
+        userInfo: { groups: 'system:masters' },
+      }),
       'request.userInfo.groups must be a list of strings',
     ],
-    [envelope({ uid: 'x', kind: { group: 'g', kind: 'K' }, operation: 'CREATE', name: 7 }), 'request.name must be a string'],
     [
-      envelope({ uid: 'x', kind: { group: 'g', kind: 'K' }, operation: 'CREATE', object: { metadata: { annotations: { a: 1 } } } }),
+      envelope({ uid: 'x', kind: { group: 'g', kind: 'K' }, operation: 'CREATE', name: 7 }),
+      'request.name must be a string',
+    ],
+    [
+      envelope({
+        uid: 'x',
+        kind: { group: 'g', kind: 'K' },
+        operation: 'CREATE',
+        object: { metadata: { annotations: { a: 1 } } },
+      }),
       'request.object.metadata.annotations must map strings to strings',
     ],
     [

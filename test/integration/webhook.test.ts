@@ -387,3 +387,30 @@ describe('kubectl apply --dry-run=server', () => {
     expect(kubectl(['get', 'wfr', 'dry', '-n', c.namespace]).stderr).toContain('NotFound');
   });
 });
+
+describe('krt validate', () => {
+  it('prints the same message offline as the webhook gives through the API server', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { spawnSync } = await import('node:child_process');
+    const { repoRoot } = await import('../harness/paths.js');
+    const manifest = JSON.stringify({
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'same-words' },
+      spec: {
+        jobs: { a: inline('echo ${{ jobs.b.outputs.x }}'), b: inline('true', { outputs: { x: 'y' } }) },
+      },
+    });
+    const file = join(mkdtempSync(join(tmpdir(), 'krt-')), 'run.json');
+    writeFileSync(file, manifest);
+    const offline = spawnSync(join(repoRoot, 'bin/krt'), ['validate', '-f', file], { encoding: 'utf8' });
+    const online = kubectl(['apply', '-n', c.namespace, '-f', file]);
+    const rule =
+      'spec.jobs.a.steps[0].run: "jobs.b.outputs.x": job "b" is not upstream of job "a" (add it to needs)';
+    expect(offline.status).toBe(2);
+    expect(offline.stdout).toBe(`${file}: WorkflowRun/same-words: ${rule}\n`);
+    expect(online.stderr).toContain(denied(`WorkflowRun "same-words" is invalid: ${rule}`));
+  });
+});

@@ -1,0 +1,80 @@
+// `krt validate -f <files or folders>`: the admission answer without a cluster. The same code and
+// messages as the webhook; call targets are looked up among the Workflows in the given files.
+import type { Run, Workflow, WorkflowRun } from '../../src/api/types.js';
+import { formatFieldError } from '../../src/fielderror.js';
+import {
+  validateRun,
+  validateWorkflow,
+  validateWorkflowRun,
+  type ValidationResult,
+} from '../../src/validate/index.js';
+import { manifestFiles, readManifests, type Manifest } from '../files.js';
+
+export interface ValidateOutput {
+  lines: string[];
+  invalid: number;
+  valid: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function validateManifests(paths: string[]): ValidateOutput {
+  const manifests = manifestFiles(paths).flatMap(readManifests);
+  const out: ValidateOutput = { lines: [], invalid: 0, valid: 0 };
+  const ours = (m: Manifest) =>
+    isObject(m.object) &&
+    typeof m.object.apiVersion === 'string' &&
+    m.object.apiVersion.startsWith('kruntimes.io/');
+  const workflows = new Map<string, Map<string, Workflow>>();
+  for (const m of manifests) {
+    if (!ours(m) || (m.object as { kind?: string }).kind !== 'Workflow') continue;
+    const wf = m.object as Workflow;
+    const ns = wf.metadata?.namespace ?? 'default';
+    if (!workflows.has(ns)) workflows.set(ns, new Map());
+    workflows.get(ns)?.set(wf.metadata?.name ?? '', wf);
+  }
+  for (const m of manifests) {
+    const where = `${m.file}${m.index > 1 ? `#${m.index}` : ''}`;
+    if (m.parseError) {
+      out.invalid++;
+      out.lines.push(`${where}: not valid YAML: ${m.parseError}`);
+      continue;
+    }
+    if (m.object === null || m.object === undefined) continue;
+    if (!ours(m)) continue;
+    const obj = m.object as { kind?: string; metadata?: { name?: string; namespace?: string } };
+    const ns = obj.metadata?.namespace ?? 'default';
+    const here = workflows.get(ns) ?? new Map<string, Workflow>();
+    const label = `${where}: ${obj.kind}/${obj.metadata?.name ?? '(no name)'}`;
+    let result: ValidationResult;
+    switch (obj.kind) {
+      case 'Workflow': {
+        const others = new Map(here);
+        others.delete(obj.metadata?.name ?? '');
+        result = validateWorkflow(m.object as Workflow, { others });
+        break;
+      }
+      case 'WorkflowRun':
+        result = validateWorkflowRun(m.object as WorkflowRun, { lookup: (n) => here.get(n) });
+        break;
+      case 'Run':
+        result = validateRun(m.object as Run);
+        break;
+      default:
+        result = {
+          errors: [{ field: 'kind', message: `unknown kind ${JSON.stringify(obj.kind)} in kruntimes.io` }],
+          warnings: [],
+        };
+    }
+    for (const w of result.warnings) out.lines.push(`${label}: warning: ${w}`);
+    if (result.errors.length > 0) {
+      out.invalid++;
+      for (const e of result.errors) out.lines.push(`${label}: ${formatFieldError(e)}`);
+    } else {
+      out.valid++;
+      out.lines.push(`${label}: valid`);
+    }
+  }
+  return out;
+}
