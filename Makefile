@@ -3,13 +3,16 @@ SHELL := /bin/bash
 export NODE_OPTIONS := --experimental-vm-modules
 JEST := node_modules/.bin/jest
 
-.PHONY: install up down test unit integration demo bench lint format gen controlplane
+.PHONY: install build up down test unit integration demo bench lint format gen controlplane
 
 install: node_modules/.installed
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+build: install
+	node_modules/.bin/tsc -p tsconfig.build.json
 
 # Builds the pinned control plane into the cache outside the repository (slow only the first time).
 controlplane:
@@ -36,8 +39,10 @@ integration: install controlplane
 demo: up
 	@bash test/demo.sh
 
-bench: install
+# Figures printed, nothing asserted. Uses (and starts if needed) the local environment.
+bench: up
 	node_modules/.bin/tsx test/bench/core.bench.ts
+	node_modules/.bin/tsx test/bench/webhook.bench.ts
 
 lint: install
 	node_modules/.bin/tsc -p tsconfig.json --noEmit

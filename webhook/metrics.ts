@@ -15,6 +15,6 @@ export const latency = new Histogram({
   name: 'krt_webhook_request_duration_seconds',
   help: 'Time to answer an admission review, by kind, operation and result.',
   labelNames,
-  buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  buckets: [0.00025, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
   registers: [registry],
 });

@@ -15,6 +15,9 @@ export const OUTPUT_NAME_PATTERN = QUALIFIED_NAME.source;
 /** Environment variable names a shell can read. */
 export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 
+const compiled = new Map<string, RegExp>();
 export function matches(pattern: string, value: string): boolean {
-  return new RegExp(pattern).test(value);
+  let re = compiled.get(pattern);
+  if (!re) compiled.set(pattern, (re = new RegExp(pattern)));
+  return re.test(value);
 }

@@ -37,12 +37,17 @@ export interface Token {
   value: string;
 }
 
-const IDENT_START = /[A-Za-z_]/;
+// Character classes by code, not regular expressions: the lexer runs for every expression of
+// every admission review.
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 // Hyphens belong to identifiers so job and step names such as `my-job` read naturally, as in
 // GitHub Actions; the language has no subtraction to confuse them with.
-const IDENT_PART = /[A-Za-z0-9_-]/;
+const isIdentPart = (c: number) => isIdentStart(c) || isDigit(c) || c === 45;
 const TWO_CHAR = new Set(['&&', '||', '==', '!=', '<=', '>=', '}}']);
 const ONE_CHAR = new Set(['.', ',', '(', ')', '[', ']', '!', '<', '>']);
+/** First characters of the operators and punctuation above. */
+const PUNCTUATION_START = new Set([...TWO_CHAR, ...ONE_CHAR].map((t) => t.charCodeAt(0)));
 
 /**
  * Tokenizes from `start` until the closing `}}` of the expression (returned as the last token) or
@@ -52,19 +57,20 @@ export function tokenize(source: string, start: number): Token[] {
   const tokens: Token[] = [];
   let i = start;
   while (i < source.length) {
-    const c = source[i] as string;
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
+    const code = source.charCodeAt(i);
+    if (code === 32 || code === 9 || code === 10 || code === 13) {
       i++;
       continue;
     }
-    const two = source.slice(i, i + 2);
-    if (TWO_CHAR.has(two)) {
+    const c = source[i] as string;
+    const two = PUNCTUATION_START.has(code) ? c + (source[i + 1] ?? '') : '';
+    if (two && TWO_CHAR.has(two)) {
       tokens.push({ kind: two as TokenKind, start: i, end: i + 2, value: two });
       i += 2;
       if (two === '}}') return tokens;
       continue;
     }
-    if (ONE_CHAR.has(c)) {
+    if (two && ONE_CHAR.has(c)) {
       tokens.push({ kind: c as TokenKind, start: i, end: i + 1, value: c });
       i++;
       continue;
@@ -73,15 +79,20 @@ export function tokenize(source: string, start: number): Token[] {
       i = readString(source, i, tokens);
       continue;
     }
-    if (/[0-9]/.test(c) || (c === '-' && /[0-9]/.test(source[i + 1] ?? ''))) {
-      const m = /^-?[0-9]+(\.[0-9]+)?/.exec(source.slice(i)) as RegExpExecArray;
-      tokens.push({ kind: 'number', start: i, end: i + m[0].length, value: m[0] });
-      i += m[0].length;
+    if (isDigit(code) || (code === 45 && isDigit(source.charCodeAt(i + 1)))) {
+      let j = i + 1;
+      while (j < source.length && isDigit(source.charCodeAt(j))) j++;
+      if (source[j] === '.' && isDigit(source.charCodeAt(j + 1))) {
+        j += 2;
+        while (j < source.length && isDigit(source.charCodeAt(j))) j++;
+      }
+      tokens.push({ kind: 'number', start: i, end: j, value: source.slice(i, j) });
+      i = j;
       continue;
     }
-    if (IDENT_START.test(c)) {
+    if (isIdentStart(code)) {
       let j = i + 1;
-      while (j < source.length && IDENT_PART.test(source[j] as string)) j++;
+      while (j < source.length && isIdentPart(source.charCodeAt(j))) j++;
       const word = source.slice(i, j);
       const kind: TokenKind = word === 'true' || word === 'false' || word === 'null' ? word : 'ident';
       tokens.push({ kind, start: i, end: j, value: word });

@@ -31,7 +31,14 @@ function walk(e: Expr, out: RawReference[]): void {
   if (e.type === 'ident' || e.type === 'member' || e.type === 'index') {
     const chain = staticChain(e);
     if (chain) {
-      out.push({ ...chain, start: e.start, end: e.end, text: pathText(e) });
+      out.push({
+        context: chain.context,
+        path: chain.path,
+        dynamic: chain.dynamic,
+        start: e.start,
+        end: e.end,
+        text: pathText(e),
+      });
       for (const idx of chain.dynamicIndexes) walk(idx, out);
       return;
     }
@@ -58,18 +65,27 @@ function walk(e: Expr, out: RawReference[]): void {
 function staticChain(
   e: Expr,
 ): { context: string; path: string[]; dynamic: boolean; dynamicIndexes: Expr[] } | undefined {
-  if (e.type === 'ident') return { context: e.name, path: [], dynamic: false, dynamicIndexes: [] };
-  if (e.type !== 'member' && e.type !== 'index') return undefined;
-  const inner = staticChain(e.object);
-  if (!inner) return undefined;
-  if (inner.dynamic) {
-    if (e.type === 'index') inner.dynamicIndexes.push(e.index);
-    return inner;
+  // Walk down to the root identifier, then read the chain forwards.
+  const links: Expr[] = [];
+  let node = e;
+  while (node.type === 'member' || node.type === 'index') {
+    links.push(node);
+    node = node.object;
   }
-  if (e.type === 'member') return { ...inner, path: [...inner.path, e.property] };
-  if (e.index.type === 'literal' && typeof e.index.value === 'string')
-    return { ...inner, path: [...inner.path, e.index.value] };
-  return { ...inner, dynamic: true, dynamicIndexes: [...inner.dynamicIndexes, e.index] };
+  if (node.type !== 'ident') return undefined;
+  const chain = { context: node.name, path: [] as string[], dynamic: false, dynamicIndexes: [] as Expr[] };
+  for (let i = links.length - 1; i >= 0; i--) {
+    const link = links[i] as Extract<Expr, { type: 'member' | 'index' }>;
+    if (link.type === 'member') {
+      if (!chain.dynamic) chain.path.push(link.property);
+    } else if (!chain.dynamic && link.index.type === 'literal' && typeof link.index.value === 'string') {
+      chain.path.push(link.index.value);
+    } else {
+      chain.dynamic = true;
+      chain.dynamicIndexes.push(link.index);
+    }
+  }
+  return chain;
 }
 
 /**

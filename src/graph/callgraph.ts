@@ -38,8 +38,20 @@ export function depthError(path: string[], maxDepth = MAX_CALL_DEPTH): string {
   return `workflow call depth exceeds maximum ${maxDepth}: ${path.join(' -> ')}`;
 }
 
+// Informer caches replace an object on every change and never mutate it, so the callees of one
+// object can be remembered for as long as the object lives.
+const calleeCache = new WeakMap<object, string[]>();
+
 /** The distinct Workflows a Workflow calls, in the order of its sorted job names. */
 export function calleesOf(wf: CallingWorkflow): string[] {
+  const known = calleeCache.get(wf);
+  if (known) return known;
+  const callees = computeCallees(wf);
+  calleeCache.set(wf, callees);
+  return callees;
+}
+
+function computeCallees(wf: CallingWorkflow): string[] {
   const jobs = wf.spec?.jobs ?? {};
   const seen = new Set<string>();
   for (const name of Object.keys(jobs).sort()) {

@@ -1,4 +1,4 @@
-import { jobGraphErrors, topologicalOrder, upstreamJobs } from './jobs.js';
+import { isUpstream, jobGraphErrors, topologicalOrder, upstreamJobs } from './jobs.js';
 
 describe('jobGraphErrors', () => {
   it('accepts a DAG', () => {
@@ -42,6 +42,13 @@ describe('upstreamJobs and topologicalOrder', () => {
   it('collects transitive needs', () => {
     expect([...upstreamJobs(jobs, 'd')].sort()).toEqual(['a', 'b', 'c']);
     expect([...upstreamJobs(jobs, 'a')]).toEqual([]);
+  });
+  it('answers whether one job is upstream of another', () => {
+    expect(isUpstream(jobs, 'd', 'a')).toBe(true);
+    expect(isUpstream(jobs, 'd', 'b')).toBe(true);
+    expect(isUpstream(jobs, 'b', 'c')).toBe(false);
+    expect(isUpstream(jobs, 'a', 'a')).toBe(false);
+    expect(isUpstream(jobs, 'e', 'd')).toBe(false);
   });
   it('orders jobs after what they need, ties by name', () => {
     expect(topologicalOrder(jobs)).toEqual(['a', 'e', 'b', 'c', 'd']);

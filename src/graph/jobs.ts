@@ -90,3 +90,25 @@ export function topologicalOrder(jobs: Record<string, NeedingJob | undefined>): 
   }
   return order;
 }
+
+/**
+ * Whether `target` is upstream of `job`, searched only when asked and stopping at the first path:
+ * admission asks this once per reference, and most references name a direct need.
+ */
+export function isUpstream(
+  jobs: Record<string, NeedingJob | undefined>,
+  job: string,
+  target: string,
+): boolean {
+  if (jobs[job]?.needs?.includes(target)) return true;
+  const seen = new Set<string>();
+  const pending = [...(jobs[job]?.needs ?? [])];
+  while (pending.length > 0) {
+    const next = pending.pop() as string;
+    if (next === target) return true;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    pending.push(...(jobs[next]?.needs ?? []));
+  }
+  return false;
+}

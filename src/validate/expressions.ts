@@ -7,10 +7,10 @@ import { fieldError, type FieldError } from '../fielderror.js';
 export interface ExpressionScope {
   /** Declared inputs, or a reason why `inputs` cannot be read here. */
   inputs: Set<string> | { unavailable: string };
-  /** Jobs whose outputs may be read, or a reason why `jobs` cannot be read here. */
-  jobs: Set<string> | { unavailable: string };
+  /** Whether a job's outputs may be read here, or a reason why `jobs` cannot be read here. */
+  jobs: ((job: string) => boolean) | { unavailable: string };
   /** Steps whose outputs may be read, or a reason why `steps` cannot be read here. */
-  steps: Set<string> | { unavailable: string };
+  steps: readonly string[] | { unavailable: string };
   /** All jobs of the object, to tell a job that does not exist from one that is not upstream. */
   allJobs: Record<string, JobSpec>;
   /** The job this value belongs to, for messages. */
@@ -47,10 +47,10 @@ function referenceProblem(
       return scope.inputs.has(ref.name) ? null : `input "${ref.name}" is not declared in spec.inputs`;
     case 'jobOutput': {
       const text = `jobs.${ref.job}.outputs.${ref.output}`;
-      if (!(scope.jobs instanceof Set)) return `"${text}" cannot be used here: ${scope.jobs.unavailable}`;
+      if (typeof scope.jobs !== 'function') return `"${text}" cannot be used here: ${scope.jobs.unavailable}`;
       const target = scope.allJobs[ref.job];
       if (!target) return `"${text}": job "${ref.job}" does not exist`;
-      if (!scope.jobs.has(ref.job))
+      if (!scope.jobs(ref.job))
         return `"${text}": job "${ref.job}" is not upstream of job "${scope.job}" (add it to needs)`;
       // An inline job declares its outputs; a call job's come from the called Workflow.
       if (target.uses === undefined && !(ref.output in (target.outputs ?? {})))
@@ -59,8 +59,9 @@ function referenceProblem(
     }
     case 'stepOutput': {
       const text = `steps.${ref.step}.outputs.${ref.output}`;
-      if (!(scope.steps instanceof Set)) return `"${text}" cannot be used here: ${scope.steps.unavailable}`;
-      return scope.steps.has(ref.step)
+      if (!Array.isArray(scope.steps))
+        return `"${text}" cannot be used here: ${(scope.steps as { unavailable: string }).unavailable}`;
+      return scope.steps.includes(ref.step)
         ? null
         : `"${text}": "${ref.step}" is not an earlier step of job "${scope.job}"`;
     }
@@ -68,11 +69,9 @@ function referenceProblem(
 }
 
 /** `${{ inputs.x }}` written straight into a script is shell injection waiting to happen. */
-export function scriptInjectionWarnings(run: unknown, field: string): string[] {
-  if (typeof run !== 'string' || !hasExpressions(run)) return [];
-  const analysis = analyzeTemplate(run);
-  const inputs = [...new Set(analysis.references.filter((r) => r.kind === 'input').map((r) => r.name))];
-  return inputs.map(
+export function scriptInjectionWarnings(inputsRead: string[], field: string): string[] {
+  if (inputsRead.length === 0) return [];
+  return [...new Set(inputsRead)].map(
     (name) =>
       `${field}: \${{ inputs.${name} }} is placed directly in a script (shell injection risk); pass it through env and use "$VAR" instead`,
   );

@@ -4,7 +4,7 @@ import { MSG } from '../api/messages.js';
 import { JOB_NAME_PATTERN, matches, STEP_NAME_PATTERN } from '../api/patterns.js';
 import type { JobSpec } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
-import { jobGraphErrors, upstreamJobs } from '../graph/jobs.js';
+import { isUpstream, jobGraphErrors } from '../graph/jobs.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../limits.js';
 import { checkExpressions, scriptInjectionWarnings, type ExpressionScope } from './expressions.js';
 
@@ -80,9 +80,10 @@ function checkJobExpressions(
   out: JobsFindings,
 ): void {
   const job = jobs[name] as JobSpec;
+  const upstream = (target: string) => isUpstream(jobs, name, target);
   const scope = (steps: ExpressionScope['steps']): ExpressionScope => ({
     inputs,
-    jobs: upstreamJobs(jobs, name),
+    jobs: upstream,
     steps,
     allJobs: jobs,
     job: name,
@@ -91,19 +92,20 @@ function checkJobExpressions(
     const f = checkExpressions(value, at, s);
     out.errors.push(...f.errors);
     f.inputsRead.forEach((i) => out.inputsRead.add(i));
+    return f;
   };
   if (job.uses !== undefined) {
     const s = scope({ unavailable: 'a call job has no steps' });
     for (const [k, v] of Object.entries(job.with ?? {})) record(v, `${field}.with.${k}`, s);
     return;
   }
-  const earlier = new Set<string>();
+  const earlier: string[] = [];
   (job.steps ?? []).forEach((step, i) => {
-    const s = scope(new Set(earlier));
-    record(step.run, `${field}.steps[${i}].run`, s);
-    out.warnings.push(...scriptInjectionWarnings(step.run, `${field}.steps[${i}].run`));
+    const s = scope(earlier.slice());
+    const run = record(step.run, `${field}.steps[${i}].run`, s);
+    out.warnings.push(...scriptInjectionWarnings(run.inputsRead, `${field}.steps[${i}].run`));
     for (const [k, v] of Object.entries(step.env ?? {})) record(v, `${field}.steps[${i}].env.${k}`, s);
-    earlier.add(step.name);
+    earlier.push(step.name);
   });
   const all = scope(earlier);
   for (const [k, v] of Object.entries(job.outputs ?? {})) record(v, `${field}.outputs.${k}`, all);

@@ -58,7 +58,7 @@ export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): Valid
     for (const e of outputNameErrors(k)) errors.push(fieldError(`spec.outputs.${k}`, e));
     const f = checkExpressions(output.value, `spec.outputs.${k}.value`, {
       inputs: new Set(Object.keys(inputs)),
-      jobs: allJobs,
+      jobs: (j: string) => allJobs.has(j),
       steps: { unavailable: 'a Workflow output reads jobs.<job>.outputs, not steps' },
       allJobs: spec.jobs,
       job: '(workflow outputs)',

@@ -75,7 +75,7 @@ function outputAnnotationErrors(run: WorkflowRun): FieldError[] {
     if (!hasExpressions(value)) continue;
     const f = checkExpressions(value, field, {
       inputs: NO_INPUTS,
-      jobs: new Set(Object.keys(jobs)),
+      jobs: (j: string) => j in jobs,
       steps: { unavailable: 'an output annotation reads jobs.<job>.outputs, not steps' },
       allJobs: jobs,
       job: '(workflow outputs)',

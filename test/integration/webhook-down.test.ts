@@ -27,7 +27,7 @@ it('refuses to create a WorkflowRun while the webhook is down, and stores nothin
     c.admin.custom.createNamespacedCustomObject({ ...crd('workflowruns', c.namespace), body }),
   );
   expect(r.code).toBe(500);
-  expect(r.message).toContain('failed calling webhook "mutate.kruntimes.io"');
+  expect(r.message).toContain('failed calling webhook "validate.kruntimes.io"');
   const list = (await c.admin.custom.listNamespacedCustomObject({ ...crd('workflowruns', c.namespace) })) as {
     items: unknown[];
   };
