@@ -1,0 +1,114 @@
+// The webhook as a server and as manifests: TLS 1.2 or newer only, health and metrics endpoints,
+// kustomize bases that render with the cert-manager CA injection, and the local wiring of the
+// self-signed CA.
+import { readFileSync } from 'node:fs';
+import { get } from 'node:https';
+import { connect } from 'node:tls';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { kubectl } from '../harness/kubectl.js';
+import { repoRoot, stateDir } from '../harness/paths.js';
+import { webhookEndpoint } from '../harness/webhook.js';
+
+function fetchText(path: string): Promise<{ status: number; text: string }> {
+  const { port, ca } = webhookEndpoint();
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path, ca }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    }).on('error', reject);
+  });
+}
+
+describe('webhook server', () => {
+  it('answers health, readiness and metrics', async () => {
+    expect(await fetchText('/healthz')).toEqual({ status: 200, text: 'ok' });
+    expect(await fetchText('/readyz')).toEqual({ status: 200, text: 'ok' });
+    const metrics = await fetchText('/metrics');
+    expect(metrics.text).toContain('# TYPE krt_webhook_requests_total counter');
+    expect(metrics.text).toContain('# TYPE krt_webhook_request_duration_seconds histogram');
+  });
+
+  it('refuses TLS older than 1.2', async () => {
+    const { port, ca } = webhookEndpoint();
+    const outcome = await new Promise<string>((resolve) => {
+      const s = connect({ host: '127.0.0.1', port, ca, maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () =>
+        resolve(`connected with ${s.getProtocol()}`),
+      );
+      s.on('error', (e) => resolve(`refused: ${e.message}`));
+    });
+    expect(outcome).toMatch(/^refused/);
+    const modern = await new Promise<string>((resolve, reject) => {
+      const s = connect({ host: '127.0.0.1', port, ca, minVersion: 'TLSv1.2' }, () => {
+        resolve(String(s.getProtocol()));
+        s.end();
+      });
+      s.on('error', reject);
+    });
+    expect(['TLSv1.2', 'TLSv1.3']).toContain(modern);
+  });
+});
+
+// The few fields these checks read from rendered manifests.
+interface Manifest {
+  kind: string;
+  metadata: { annotations: Record<string, string> };
+  spec: { dnsNames: string[] };
+  webhooks: { clientConfig: { service: object }; [k: string]: unknown }[];
+}
+
+describe('webhook manifests', () => {
+  const render = (dir: string) => {
+    const r = kubectl(['kustomize', join(repoRoot, dir)]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    return parseAllDocuments(r.stdout).map((d) => d.toJSON() as Manifest);
+  };
+
+  it('render with kustomize and carry the cert-manager CA injection', () => {
+    const docs = render('config/webhook');
+    const configs = docs.filter((d) => /WebhookConfiguration$/.test(d.kind));
+    expect(configs.map((d) => d.kind).sort()).toEqual([
+      'MutatingWebhookConfiguration',
+      'ValidatingWebhookConfiguration',
+    ]);
+    for (const d of configs) {
+      expect(d.metadata.annotations['cert-manager.io/inject-ca-from']).toBe(
+        'kruntimes-system/kruntimes-webhook',
+      );
+      for (const w of d.webhooks) {
+        expect(w).toMatchObject({
+          sideEffects: 'None',
+          failurePolicy: 'Fail',
+          matchPolicy: 'Equivalent',
+          timeoutSeconds: 5,
+        });
+        expect(w.clientConfig.service).toMatchObject({
+          name: 'kruntimes-webhook',
+          namespace: 'kruntimes-system',
+        });
+      }
+    }
+    const certs = render('config/certmanager');
+    expect(certs.map((d) => d.kind).sort()).toEqual(['Certificate', 'Issuer']);
+    expect(certs.find((d) => d.kind === 'Certificate')?.spec.dnsNames).toContain(
+      'kruntimes-webhook.kruntimes-system.svc',
+    );
+    expect(render('.').length).toBeGreaterThan(10);
+  });
+
+  it('are registered locally with the self-signed CA and a loopback URL', () => {
+    const { port } = webhookEndpoint();
+    const ca = readFileSync(join(stateDir, 'pki', 'ca.crt')).toString('base64');
+    const v = JSON.parse(
+      kubectl(['get', 'validatingwebhookconfiguration', 'kruntimes-validating', '-o', 'json']).stdout,
+    );
+    expect(v.webhooks[0].clientConfig).toEqual({ url: `https://127.0.0.1:${port}/validate`, caBundle: ca });
+    const m = JSON.parse(
+      kubectl(['get', 'mutatingwebhookconfiguration', 'kruntimes-mutating', '-o', 'json']).stdout,
+    );
+    expect(m.webhooks[0].clientConfig).toEqual({ url: `https://127.0.0.1:${port}/mutate`, caBundle: ca });
+    expect(m.webhooks[0].reinvocationPolicy).toBe('IfNeeded');
+  });
+});
