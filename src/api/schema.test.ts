@@ -4,16 +4,20 @@ import { KINDS } from './crds.js';
 /** Every field path under a schema that has no description (metadata is Kubernetes' own). */
 function undocumented(s: Schema, path: string, out: string[]): string[] {
   if (!s.description && path !== '.metadata') out.push(path || '(root)');
-  for (const [k, v] of Object.entries(s.properties ?? {})) if (k !== 'metadata') undocumented(v, `${path}.${k}`, out);
+  for (const [k, v] of Object.entries(s.properties ?? {}))
+    if (k !== 'metadata') undocumented(v, `${path}.${k}`, out);
   if (s.items) undocumented(s.items, `${path}[]`, out);
   if (typeof s.additionalProperties === 'object') undocumented(s.additionalProperties, `${path}.*`, out);
   return out;
 }
 
 describe('API schemas', () => {
-  it.each(KINDS.map((k) => [k.kind, k]))('%s documents every field, so kubectl explain is useful', (_k, kind) => {
-    expect(undocumented(kind.schema, '', [])).toEqual([]);
-  });
+  it.each(KINDS.map((k) => [k.kind, k]))(
+    '%s documents every field, so kubectl explain is useful',
+    (_k, kind) => {
+      expect(undocumented(kind.schema, '', [])).toEqual([]);
+    },
+  );
 
   it('gives WorkflowRun and Run a phase column and WorkflowRun jobs done/total', () => {
     const wfr = KINDS.find((k) => k.kind === 'WorkflowRun');

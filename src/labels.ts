@@ -1,0 +1,9 @@
+// Labels and annotations that tie generated objects to their owners (DESIGN.md §2), so an owner
+// lists what it made with one label selector from the informer cache.
+export const LABEL_WORKFLOWRUN_UID = 'kruntimes.io/workflowrun-uid';
+export const LABEL_JOB = 'kruntimes.io/workflow-job';
+export const LABEL_STEP = 'kruntimes.io/workflow-step';
+export const LABEL_PARENT_UID = 'kruntimes.io/parent-uid';
+export const LABEL_CALL_JOB = 'kruntimes.io/call-job';
+/** On a run materialized from a template: the template's name. */
+export const LABEL_WORKFLOW = 'kruntimes.io/workflow';

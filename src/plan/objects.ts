@@ -1,0 +1,80 @@
+// The objects a WorkflowRun creates, with deterministic names, owner references and labels.
+import type { JobSpec, Run, StepSpec, WorkflowRun } from '../api/types.js';
+import { API_VERSION } from '../api/crds.js';
+import {
+  LABEL_CALL_JOB,
+  LABEL_JOB,
+  LABEL_PARENT_UID,
+  LABEL_STEP,
+  LABEL_WORKFLOW,
+  LABEL_WORKFLOWRUN_UID,
+} from '../labels.js';
+import type { Materialized } from '../render/materialize.js';
+
+export function ownerReference(run: WorkflowRun) {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'WorkflowRun',
+    name: run.metadata.name ?? '',
+    uid: run.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+export function buildRun(
+  owner: WorkflowRun,
+  jobName: string,
+  job: JobSpec,
+  step: StepSpec,
+  name: string,
+  script: string,
+  env: { name: string; value: string }[],
+): Run {
+  const minutes = step['timeout-minutes'];
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Run',
+    metadata: {
+      name,
+      namespace: owner.metadata.namespace,
+      labels: {
+        [LABEL_WORKFLOWRUN_UID]: owner.metadata.uid ?? '',
+        [LABEL_JOB]: jobName,
+        [LABEL_STEP]: step.name,
+      },
+      ownerReferences: [ownerReference(owner)],
+    },
+    spec: {
+      runtime: job['runs-on'] ?? 'bash',
+      script,
+      ...(env.length ? { env } : {}),
+      ...(minutes ? { timeoutSeconds: minutes * 60 } : {}),
+    },
+  };
+}
+
+export function buildChild(
+  owner: WorkflowRun,
+  jobName: string,
+  name: string,
+  workflow: string,
+  rendered: Materialized,
+): WorkflowRun {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'WorkflowRun',
+    metadata: {
+      name,
+      namespace: owner.metadata.namespace,
+      labels: {
+        [LABEL_PARENT_UID]: owner.metadata.uid ?? '',
+        [LABEL_CALL_JOB]: jobName,
+        [LABEL_WORKFLOW]: workflow,
+      },
+      ...(Object.keys(rendered.annotations).length ? { annotations: rendered.annotations } : {}),
+      ownerReferences: [ownerReference(owner)],
+    },
+    spec: { jobs: rendered.jobs },
+  };
+}

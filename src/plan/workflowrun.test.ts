@@ -1,0 +1,394 @@
+import type { Run, Workflow, WorkflowRun } from '../api/types.js';
+import { planWorkflowRun, type Action, type Observed } from './workflowrun.js';
+
+const NOW = new Date('2026-12-02T10:00:00Z');
+const inline = (run: string, extra: object = {}) => ({
+  'runs-on': 'bash',
+  steps: [{ name: 'main', run }],
+  ...extra,
+});
+
+function wfr(
+  jobs: Record<string, unknown>,
+  extra: Partial<WorkflowRun['spec']> = {},
+  annotations?: Record<string, string>,
+): WorkflowRun {
+  return {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'WorkflowRun',
+    metadata: {
+      name: 'release',
+      namespace: 'ns',
+      uid: 'uid-1',
+      generation: 1,
+      ...(annotations ? { annotations } : {}),
+    },
+    spec: { jobs, ...extra } as WorkflowRun['spec'],
+  };
+}
+
+function observed(run: WorkflowRun, over: Partial<Observed> = {}): Observed {
+  return { run, snapshot: run.spec, runs: [], children: [], workflow: () => undefined, now: NOW, ...over };
+}
+
+function finished(r: Run, phase: string, extra: object = {}): Run {
+  return { ...r, status: { phase, ...extra } as Run['status'] };
+}
+
+const created = (actions: Action[]) =>
+  actions
+    .filter((a): a is Extract<Action, { type: 'createRun' }> => a.type === 'createRun')
+    .map((a) => a.run);
+const children = (actions: Action[]) =>
+  actions
+    .filter((a): a is Extract<Action, { type: 'createChild' }> => a.type === 'createChild')
+    .map((a) => a.child);
+
+/** Runs the plan the way the controller does: apply creations, let `settle` finish Runs, replan. */
+function step(o: Observed, settle: (r: Run) => Run = (r) => r) {
+  const plan = planWorkflowRun(o);
+  const runs = [...o.runs, ...created(plan.actions)].map((r) => (r.status ? r : settle(r)));
+  return { plan, next: { ...o, run: { ...o.run, status: plan.status }, runs } };
+}
+
+describe('planWorkflowRun', () => {
+  it('creates the snapshot first and executes nothing before it exists', () => {
+    const run = wfr({ a: inline('true') });
+    const plan = planWorkflowRun(observed(run, { snapshot: undefined }));
+    expect(plan.actions).toEqual([
+      {
+        type: 'createSnapshot',
+        name: expect.stringMatching(/^release-snapshot-[0-9a-f]{8}$/),
+        spec: run.spec,
+      },
+    ]);
+    expect(plan.status.phase).toBe('Pending');
+  });
+
+  it('starts only jobs whose needs succeeded, and renders outputs downstream', () => {
+    const run = wfr({
+      build: inline('make', { outputs: { image: '${{ steps.main.outputs.image }}' } }),
+      deploy: inline('deploy ${{ jobs.build.outputs.image }}', { needs: ['build'] }),
+    });
+    let { plan, next } = step(observed(run));
+    expect(created(plan.actions).map((r) => r.metadata.name)).toEqual(['release-build-main']);
+    expect(plan.status).toMatchObject({
+      phase: 'Running',
+      progress: '0/2',
+      jobs: { build: { phase: 'Running' }, deploy: { phase: 'Pending' } },
+    });
+    const [buildRun] = next.runs;
+    expect(buildRun?.metadata).toMatchObject({
+      labels: {
+        'kruntimes.io/workflowrun-uid': 'uid-1',
+        'kruntimes.io/workflow-job': 'build',
+        'kruntimes.io/workflow-step': 'main',
+      },
+      ownerReferences: [{ kind: 'WorkflowRun', name: 'release', uid: 'uid-1', controller: true }],
+    });
+    next.runs = [finished(buildRun as Run, 'Succeeded', { outputs: { image: 'app:1' } })];
+    ({ plan, next } = step(next));
+    expect(plan.status.jobs?.build).toMatchObject({ phase: 'Succeeded', outputs: { image: 'app:1' } });
+    expect(created(plan.actions).map((r) => [r.metadata.name, r.spec.script])).toEqual([
+      ['release-deploy-main', 'deploy app:1'],
+    ]);
+    next.runs = next.runs.map((r) => (r.status ? r : finished(r, 'Succeeded')));
+    ({ plan } = step(next));
+    expect(plan.actions).toEqual([]);
+    expect(plan.status).toMatchObject({ phase: 'Succeeded', progress: '2/2', finishedAt: NOW.toISOString() });
+    expect(plan.status.conditions?.[0]).toMatchObject({
+      type: 'Succeeded',
+      status: 'True',
+      reason: 'Succeeded',
+    });
+  });
+
+  it('runs the steps of a job in order, each reading earlier steps', () => {
+    const run = wfr({
+      a: {
+        'runs-on': 'bash',
+        steps: [
+          { name: 'one', run: 'x' },
+          { name: 'two', run: 'echo ${{ steps.one.outputs.v }}', env: { V: '${{ steps.one.outputs.v }}' } },
+        ],
+      },
+    });
+    const first = step(observed(run));
+    expect(created(first.plan.actions).map((r) => r.metadata.name)).toEqual(['release-a-one']);
+    const next = first.next;
+    next.runs = [finished(next.runs[0] as Run, 'Succeeded', { outputs: { v: '42' } })];
+    const { plan } = step(next);
+    expect(created(plan.actions).map((r) => [r.spec.script, r.spec.env])).toEqual([
+      ['echo 42', [{ name: 'V', value: '42' }]],
+    ]);
+  });
+
+  it('fails a job whose step fails, skips its dependents and fails the run', () => {
+    const run = wfr({
+      a: inline('exit 3'),
+      b: inline('true', { needs: ['a'] }),
+      c: inline('true', { needs: ['b'] }),
+    });
+    const { next } = step(observed(run));
+    next.runs = [finished(next.runs[0] as Run, 'Failed', { exitCode: 3, reason: 'NonZeroExit' })];
+    const { plan } = step(next);
+    expect(plan.status.jobs).toMatchObject({
+      a: { phase: 'Failed', message: 'step "main" failed with exit code 3' },
+      b: { phase: 'Skipped', message: 'needs job "a", which did not succeed' },
+      c: { phase: 'Skipped', message: 'needs job "b", which did not succeed' },
+    });
+    expect(plan.status).toMatchObject({
+      phase: 'Failed',
+      message: 'job "a" failed: step "main" failed with exit code 3',
+    });
+    expect(plan.status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Failed' });
+    expect(plan.actions).toEqual([]);
+  });
+
+  describe('call jobs', () => {
+    const deploy: Workflow = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: 'deploy-workflow', namespace: 'ns' },
+      spec: {
+        inputs: {
+          environment: { type: 'string', required: true },
+          region: { type: 'string', default: 'eu' },
+        },
+        outputs: {
+          endpoint: { value: '${{ jobs.apply.outputs.endpoint }}' },
+          where: { value: '${{ inputs.region }}' },
+        },
+        jobs: {
+          apply: inline('deploy --env=${{ inputs.environment }} --region=${{ inputs.region }}', {
+            outputs: { endpoint: '${{ steps.main.outputs.endpoint }}' },
+          }),
+        },
+      },
+    };
+    const caller = () =>
+      wfr({
+        build: inline('true', { outputs: { env: '${{ steps.main.outputs.env }}' } }),
+        deploy: {
+          needs: ['build'],
+          uses: 'deploy-workflow',
+          with: { environment: '${{ jobs.build.outputs.env }}' },
+        },
+        notify: inline("notify '${{ jobs.deploy.outputs.endpoint }}'", { needs: ['deploy'] }),
+      });
+    const afterBuild = (workflow: Observed['workflow']) => {
+      const { next } = step(observed(caller(), { workflow }));
+      next.runs = [finished(next.runs[0] as Run, 'Succeeded', { outputs: { env: 'staging' } })];
+      return next;
+    };
+
+    it('creates the child from the template as it is when the job becomes runnable', () => {
+      const { actions, status } = planWorkflowRun(
+        afterBuild((n) => (n === 'deploy-workflow' ? deploy : undefined)),
+      );
+      const [child] = children(actions);
+      expect(child?.metadata).toMatchObject({
+        name: 'release-call-deploy',
+        labels: {
+          'kruntimes.io/parent-uid': 'uid-1',
+          'kruntimes.io/call-job': 'deploy',
+          'kruntimes.io/workflow': 'deploy-workflow',
+        },
+        annotations: {
+          'kruntimes.io/workflow-output.endpoint': '${{ jobs.apply.outputs.endpoint }}',
+          'kruntimes.io/workflow-output.where': 'eu',
+        },
+        ownerReferences: [{ kind: 'WorkflowRun', name: 'release', uid: 'uid-1', controller: true }],
+      });
+      expect(child?.spec.jobs.apply?.steps?.[0]?.run).toBe('deploy --env=staging --region=eu');
+      expect(status.jobs?.deploy).toMatchObject({ phase: 'Running', workflowRunName: 'release-call-deploy' });
+    });
+
+    it('projects a succeeded child through its frozen annotations, not the current template', () => {
+      const next = afterBuild(() => ({ ...deploy, spec: { ...deploy.spec, outputs: {} } }) as Workflow);
+      const child: WorkflowRun = {
+        ...wfr(
+          { apply: inline('x') },
+          {},
+          { 'kruntimes.io/workflow-output.endpoint': '${{ jobs.apply.outputs.endpoint }}' },
+        ),
+        metadata: {
+          name: 'release-call-deploy',
+          namespace: 'ns',
+          uid: 'c',
+          annotations: { 'kruntimes.io/workflow-output.endpoint': '${{ jobs.apply.outputs.endpoint }}' },
+        },
+        status: {
+          phase: 'Succeeded',
+          jobs: { apply: { phase: 'Succeeded', outputs: { endpoint: 'https://staging.example.com' } } },
+        },
+      };
+      const { actions, status } = planWorkflowRun({ ...next, children: [child] });
+      expect(status.jobs?.deploy).toMatchObject({
+        phase: 'Succeeded',
+        outputs: { endpoint: 'https://staging.example.com' },
+      });
+      expect(created(actions).map((r) => r.spec.script)).toEqual(["notify 'https://staging.example.com'"]);
+    });
+
+    it('fails the caller job when an output annotation refers to a missing job output', () => {
+      const next = afterBuild(() => deploy);
+      const child = {
+        ...wfr({ apply: inline('x') }),
+        metadata: {
+          name: 'release-call-deploy',
+          namespace: 'ns',
+          annotations: { 'kruntimes.io/workflow-output.endpoint': '${{ jobs.apply.outputs.nope }}' },
+        },
+        status: { phase: 'Succeeded', jobs: { apply: { phase: 'Succeeded', outputs: {} } } },
+      } as WorkflowRun;
+      const { actions, status } = planWorkflowRun({ ...next, children: [child] });
+      expect(status.jobs?.deploy?.phase).toBe('Failed');
+      expect(status.jobs?.deploy?.message).toContain(
+        'output "endpoint" of workflow run "release-call-deploy": jobs.apply.outputs.nope is not defined',
+      );
+      expect(status.jobs?.notify?.phase).toBe('Skipped');
+      expect(actions).toEqual([]);
+    });
+
+    it('fails only the call job, without a child, when the graph became cyclic; dependents are skipped', () => {
+      const cyclic = new Map<string, Workflow>([
+        ['deploy-workflow', { ...deploy, spec: { jobs: { back: { uses: 'other' } } } } as Workflow],
+        [
+          'other',
+          {
+            ...deploy,
+            metadata: { name: 'other' },
+            spec: { jobs: { again: { uses: 'deploy-workflow' } } },
+          } as Workflow,
+        ],
+      ]);
+      const { actions, status } = planWorkflowRun(afterBuild((n) => cyclic.get(n)));
+      expect(children(actions)).toEqual([]);
+      expect(status.jobs?.deploy).toEqual({
+        phase: 'Failed',
+        message: 'workflow call cycle: deploy-workflow -> other -> deploy-workflow',
+        startedAt: NOW.toISOString(),
+        finishedAt: NOW.toISOString(),
+      });
+      expect(status.jobs?.notify?.phase).toBe('Skipped');
+      expect(status.phase).toBe('Failed');
+    });
+
+    it('fails the call job when the Workflow does not exist, and does not retry it', () => {
+      const next = afterBuild(() => undefined);
+      const first = planWorkflowRun(next);
+      expect(first.status.jobs?.deploy?.message).toBe(
+        'workflow "deploy-workflow" not found: deploy-workflow',
+      );
+      const again = planWorkflowRun({
+        ...next,
+        run: { ...next.run, status: first.status },
+        workflow: () => deploy,
+      });
+      expect(children(again.actions)).toEqual([]);
+      expect(again.status.jobs?.deploy?.phase).toBe('Failed');
+    });
+
+    it('fails the call job when its inputs do not fit the template', () => {
+      const strict = {
+        ...deploy,
+        spec: { ...deploy.spec, inputs: { count: { type: 'number', required: true } } },
+      } as Workflow;
+      const { status } = planWorkflowRun(afterBuild(() => strict));
+      expect(status.jobs?.deploy?.message).toBe(
+        'jobs.deploy.with.environment: input "environment" is not declared by workflow "deploy-workflow"; jobs.deploy.with: required input "count" of workflow "deploy-workflow" is not given',
+      );
+    });
+  });
+
+  describe('cancellation', () => {
+    it('requests cancellation of direct children and ends only after they settle', () => {
+      const run = wfr({ a: inline('sleep 100'), b: inline('true', { needs: ['a'] }), c: { uses: 'w' } });
+      const started = step(
+        observed(run, {
+          workflow: (n) =>
+            n === 'w'
+              ? ({ metadata: { name: 'w' }, spec: { jobs: { x: inline('x') } } } as unknown as Workflow)
+              : undefined,
+        }),
+      );
+      const child = {
+        ...(children(started.plan.actions)[0] as WorkflowRun),
+        status: { phase: 'Running' },
+      } as WorkflowRun;
+      const cancelled = {
+        ...started.next,
+        run: { ...started.next.run, spec: { ...run.spec, cancelRequested: true } },
+        children: [child],
+      };
+      let plan = planWorkflowRun(cancelled);
+      expect(plan.actions).toEqual([
+        { type: 'cancelRun', name: 'release-a-main' },
+        { type: 'cancelChild', name: 'release-call-c' },
+      ]);
+      expect(plan.status.phase).toBe('Running');
+      expect(plan.status.jobs?.b?.phase).toBe('Cancelled');
+      // The Run settles first; the child is still running, so the run is not terminal yet.
+      const settledRun = finished(
+        {
+          ...(cancelled.runs[0] as Run),
+          spec: { ...(cancelled.runs[0] as Run).spec, cancelRequested: true },
+        },
+        'Cancelled',
+      );
+      const cancelledChild = { ...child, spec: { ...child.spec, cancelRequested: true } };
+      plan = planWorkflowRun({ ...cancelled, runs: [settledRun], children: [cancelledChild] });
+      expect(plan.actions).toEqual([]);
+      expect(plan.status.phase).toBe('Running');
+      expect(plan.status.jobs).toMatchObject({
+        a: { phase: 'Cancelled' },
+        b: { phase: 'Cancelled' },
+        c: { phase: 'Running' },
+      });
+      plan = planWorkflowRun({
+        ...cancelled,
+        runs: [settledRun],
+        children: [{ ...cancelledChild, status: { phase: 'Cancelled' } }],
+      });
+      expect(plan.status).toMatchObject({ phase: 'Cancelled', message: 'cancelled on request' });
+      expect(plan.status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Cancelled' });
+    });
+
+    it('cancels jobs that have not started without creating anything', () => {
+      const plan = planWorkflowRun(observed(wfr({ a: inline('true') }, { cancelRequested: true })));
+      expect(plan.actions).toEqual([]);
+      expect(plan.status).toMatchObject({
+        phase: 'Cancelled',
+        jobs: { a: { phase: 'Cancelled', message: 'cancelled before it started' } },
+      });
+    });
+  });
+
+  it('evaluates the run outputs from its own frozen annotations', () => {
+    const run = wfr(
+      { apply: inline('x', { outputs: { endpoint: '${{ steps.main.outputs.e }}' } }) },
+      {},
+      { 'kruntimes.io/workflow-output.endpoint': '${{ jobs.apply.outputs.endpoint }}' },
+    );
+    const { next } = step(observed(run));
+    next.runs = [finished(next.runs[0] as Run, 'Succeeded', { outputs: { e: 'https://x' } })];
+    expect(planWorkflowRun(next).status).toMatchObject({
+      phase: 'Succeeded',
+      outputs: { endpoint: 'https://x' },
+    });
+  });
+
+  it('is idempotent: replanning an unchanged world gives the same status and no new work', () => {
+    const run = wfr({ a: inline('true'), b: inline('true', { needs: ['a'] }) });
+    const { next } = step(observed(run));
+    const first = planWorkflowRun(next);
+    const later = planWorkflowRun({
+      ...next,
+      run: { ...next.run, status: first.status },
+      now: new Date('2026-12-02T11:00:00Z'),
+    });
+    expect(later.status).toEqual(first.status);
+    expect(later.actions).toEqual([]);
+  });
+});

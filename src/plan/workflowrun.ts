@@ -1,0 +1,342 @@
+// planWorkflowRun(observed) -> { status, actions }: the semantics of one WorkflowRun's direct
+// jobs (first seed, "Controller Responsibilities"; DESIGN.md §2 "Decided where the seed is open").
+// Pure: the controller loads what is observed, applies the actions, and requeues.
+import type {
+  JobSpec,
+  JobStatus,
+  Run,
+  Workflow,
+  WorkflowRun,
+  WorkflowRunSpec,
+  WorkflowRunStatus,
+} from '../api/types.js';
+import { ExprError, renderTemplate, type Contexts } from '../expr/index.js';
+import { formatFieldError } from '../fielderror.js';
+import { validateCallGraphSync } from '../graph/callgraph.js';
+import { topologicalOrder } from '../graph/jobs.js';
+import { OUTPUT_ANNOTATION_PREFIX } from '../limits.js';
+import { childWorkflowRunName, runName, snapshotName } from '../names.js';
+import { materialize, resolveInputs } from '../render/materialize.js';
+import { buildChild, buildRun } from './objects.js';
+import { succeededCondition } from './conditions.js';
+
+export interface Observed {
+  run: WorkflowRun;
+  /** The spec frozen in the snapshot ControllerRevision, when it exists. */
+  snapshot?: WorkflowRunSpec;
+  /** Direct child Runs (label kruntimes.io/workflowrun-uid). */
+  runs: Run[];
+  /** Direct child WorkflowRuns (label kruntimes.io/parent-uid). */
+  children: WorkflowRun[];
+  /** Workflows of the namespace, read when a call job becomes runnable (late binding). */
+  workflow: (name: string) => Workflow | undefined;
+  now: Date;
+}
+
+export type Action =
+  | { type: 'createSnapshot'; name: string; spec: WorkflowRunSpec }
+  | { type: 'createRun'; run: Run }
+  | { type: 'createChild'; child: WorkflowRun }
+  | { type: 'cancelRun'; name: string }
+  | { type: 'cancelChild'; name: string }
+  | { type: 'event'; kind: 'Normal' | 'Warning'; reason: string; message: string };
+
+export interface Plan {
+  status: WorkflowRunStatus;
+  actions: Action[];
+}
+
+type Phase = NonNullable<JobStatus['phase']>;
+const TERMINAL = new Set<Phase>(['Succeeded', 'Failed', 'Skipped', 'Cancelled']);
+const RUN_FAILED = new Set(['Failed', 'Timeout']);
+
+export function planWorkflowRun(o: Observed): Plan {
+  const { run } = o;
+  const uid = run.metadata.uid ?? '';
+  const previous = run.status ?? {};
+  const actions: Action[] = [];
+  const name = run.metadata.name ?? '';
+  const snapName = snapshotName(name, uid);
+  if (!o.snapshot) {
+    actions.push({ type: 'createSnapshot', name: snapName, spec: run.spec });
+    return {
+      status: {
+        ...previous,
+        phase: previous.phase ?? 'Pending',
+        snapshotName: snapName,
+        observedGeneration: run.metadata.generation,
+      },
+      actions,
+    };
+  }
+  const jobs = o.snapshot.jobs;
+  const cancel = run.spec.cancelRequested === true;
+  const now = o.now.toISOString();
+  const runsByName = new Map(o.runs.map((r) => [r.metadata.name ?? '', r]));
+  const childrenByName = new Map(o.children.map((c) => [c.metadata.name ?? '', c]));
+  const statuses: Record<string, JobStatus> = {};
+  const outputsOf = (j: string) => statuses[j]?.outputs ?? {};
+
+  for (const jobName of topologicalOrder(jobs)) {
+    const job = jobs[jobName] as JobSpec;
+    const before = previous.jobs?.[jobName] ?? {};
+    const needs = job.needs ?? [];
+    const blocked = needs.find((n) => ['Failed', 'Skipped', 'Cancelled'].includes(statuses[n]?.phase ?? ''));
+    const ready = needs.every((n) => statuses[n]?.phase === 'Succeeded');
+    const ctx: Contexts = {
+      jobs: Object.fromEntries(needsClosure(jobs, jobName).map((n) => [n, { outputs: outputsOf(n) }])),
+    };
+    const st: JobStatus =
+      job.uses !== undefined
+        ? callJob(o, jobName, job, before, ctx, { blocked, ready, cancel, childrenByName, actions })
+        : inlineJob(o, jobName, job, before, ctx, { blocked, ready, cancel, runsByName, actions });
+    if (st.phase && st.phase !== 'Pending' && !st.startedAt) st.startedAt = before.startedAt ?? now;
+    if (st.phase && TERMINAL.has(st.phase) && !st.finishedAt) st.finishedAt = before.finishedAt ?? now;
+    statuses[jobName] = st;
+  }
+
+  const all = Object.values(statuses);
+  const done = all.filter((s) => s.phase && TERMINAL.has(s.phase)).length;
+  let phase: WorkflowRunStatus['phase'];
+  let message: string | undefined;
+  if (done === all.length) {
+    if (all.every((s) => s.phase === 'Succeeded')) phase = 'Succeeded';
+    else if (cancel) phase = 'Cancelled';
+    else phase = 'Failed';
+  } else phase = all.some((s) => s.phase !== 'Pending') ? 'Running' : 'Pending';
+
+  const status: WorkflowRunStatus = {
+    phase,
+    progress: `${done}/${all.length}`,
+    snapshotName: snapName,
+    jobs: statuses,
+    observedGeneration: run.metadata.generation,
+    startedAt: previous.startedAt ?? (phase !== 'Pending' ? now : undefined),
+  };
+  if (phase === 'Succeeded') {
+    const outputs = runOutputs(run, statuses);
+    if ('error' in outputs) {
+      status.phase = 'Failed';
+      message = outputs.error;
+    } else if (Object.keys(outputs.values).length > 0) status.outputs = outputs.values;
+  } else if (phase === 'Failed') {
+    const failed = Object.entries(statuses).find(([, s]) => s.phase === 'Failed');
+    message = failed ? `job "${failed[0]}" failed: ${failed[1].message ?? ''}`.replace(/: $/, '') : undefined;
+  } else if (phase === 'Cancelled') message = 'cancelled on request';
+  if (message) status.message = message;
+  if (status.phase && ['Succeeded', 'Failed', 'Cancelled'].includes(status.phase))
+    status.finishedAt = previous.finishedAt ?? now;
+  status.conditions = [succeededCondition(status, previous.conditions, run.metadata.generation, now)];
+  return { status: stripUndefined(status), actions };
+}
+
+interface JobCtx {
+  blocked: string | undefined;
+  ready: boolean;
+  cancel: boolean;
+  actions: Action[];
+}
+
+function inlineJob(
+  o: Observed,
+  jobName: string,
+  job: JobSpec,
+  before: JobStatus,
+  ctx: Contexts,
+  j: JobCtx & { runsByName: Map<string, Run> },
+): JobStatus {
+  const wfr = o.run.metadata.name ?? '';
+  const steps = job.steps ?? [];
+  const stepStatus = steps.map((s) => {
+    const name = runName(wfr, jobName, s.name);
+    const r = j.runsByName.get(name);
+    return { step: s, name, run: r, phase: r ? (r.status?.phase ?? 'Pending') : undefined };
+  });
+  const st: JobStatus = {
+    phase: 'Pending',
+    steps: stepStatus
+      .filter((s) => s.run)
+      .map((s) => ({
+        name: s.step.name,
+        phase: s.phase,
+        runName: s.name,
+        ...(s.run?.status?.outputs ? { outputs: s.run.status.outputs } : {}),
+      })),
+  };
+  if (st.steps?.length === 0) delete st.steps;
+  const started = stepStatus.some((s) => s.run);
+  // A deterministic failure recorded earlier (a render error) is not retried.
+  if (!started && before.phase === 'Failed') return { phase: 'Failed', message: before.message };
+  if (!started) {
+    // In a cancelled run, a job that never started is Cancelled, whatever its needs became.
+    if (j.cancel) return { phase: 'Cancelled', message: 'cancelled before it started' };
+    if (j.blocked) return { phase: 'Skipped', message: `needs job "${j.blocked}", which did not succeed` };
+    if (!j.ready) return st;
+  }
+  const failed = stepStatus.find((s) => s.phase && RUN_FAILED.has(s.phase));
+  if (failed) {
+    const r = failed.run?.status ?? {};
+    const how =
+      r.phase === 'Timeout'
+        ? 'timed out'
+        : `failed${r.exitCode !== undefined ? ` with exit code ${r.exitCode}` : ''}`;
+    return {
+      ...st,
+      phase: 'Failed',
+      message: `step "${failed.step.name}" ${how}${r.message ? `: ${r.message}` : ''}`,
+    };
+  }
+  if (stepStatus.some((s) => s.phase === 'Cancelled')) {
+    const active = stepStatus.some(
+      (s) => s.phase && !['Succeeded', 'Cancelled', 'Failed', 'Timeout'].includes(s.phase),
+    );
+    return active
+      ? { ...st, phase: 'Running' }
+      : { ...st, phase: 'Cancelled', message: 'cancelled on request' };
+  }
+  const stepCtx = (upTo: number): Contexts => ({
+    ...ctx,
+    steps: Object.fromEntries(
+      stepStatus.slice(0, upTo).map((s) => [s.step.name, { outputs: s.run?.status?.outputs ?? {} }]),
+    ),
+  });
+  if (stepStatus.every((s) => s.phase === 'Succeeded')) {
+    try {
+      const outputs: Record<string, string> = {};
+      for (const [k, v] of Object.entries(job.outputs ?? {}))
+        outputs[k] = renderTemplate(v, stepCtx(steps.length));
+      return { ...st, phase: 'Succeeded', ...(Object.keys(outputs).length ? { outputs } : {}) };
+    } catch (e) {
+      return { ...st, phase: 'Failed', message: `outputs: ${e instanceof Error ? e.message : String(e)}` };
+    }
+  }
+  if (j.cancel) {
+    for (const s of stepStatus)
+      if (
+        s.run &&
+        !s.run.spec.cancelRequested &&
+        !['Succeeded', 'Failed', 'Timeout', 'Cancelled'].includes(s.phase ?? '')
+      )
+        j.actions.push({ type: 'cancelRun', name: s.name });
+    return { ...st, phase: 'Running' };
+  }
+  // The next step starts when every earlier step has succeeded.
+  const next = stepStatus.findIndex((s) => !s.run);
+  if (next >= 0 && stepStatus.slice(0, next).every((s) => s.phase === 'Succeeded')) {
+    const s = stepStatus[next] as (typeof stepStatus)[number];
+    try {
+      const c = stepCtx(next);
+      const script = renderTemplate(s.step.run, c);
+      const env = Object.entries(s.step.env ?? {}).map(([k, v]) => ({
+        name: k,
+        value: renderTemplate(v, c),
+      }));
+      j.actions.push({ type: 'createRun', run: buildRun(o.run, jobName, job, s.step, s.name, script, env) });
+    } catch (e) {
+      if (!(e instanceof ExprError)) throw e;
+      return { ...st, phase: 'Failed', message: `step "${s.step.name}": ${e.message}` };
+    }
+  }
+  return { ...st, phase: 'Running' };
+}
+
+function callJob(
+  o: Observed,
+  jobName: string,
+  job: JobSpec,
+  before: JobStatus,
+  ctx: Contexts,
+  j: JobCtx & { childrenByName: Map<string, WorkflowRun> },
+): JobStatus {
+  const childName = childWorkflowRunName(o.run.metadata.name ?? '', jobName);
+  const child = j.childrenByName.get(childName);
+  if (child) {
+    const base: JobStatus = { workflowRunName: childName, attempts: 1 };
+    const phase = child.status?.phase;
+    if (phase === 'Succeeded') {
+      const outputs = runOutputs(child, child.status?.jobs ?? {});
+      if ('error' in outputs) return { ...base, phase: 'Failed', message: outputs.error };
+      return {
+        ...base,
+        phase: 'Succeeded',
+        ...(Object.keys(outputs.values).length ? { outputs: outputs.values } : {}),
+      };
+    }
+    if (phase === 'Failed')
+      return {
+        ...base,
+        phase: 'Failed',
+        message: `workflow run "${childName}" failed${child.status?.message ? `: ${child.status.message}` : ''}`,
+      };
+    if (phase === 'Cancelled')
+      return { ...base, phase: 'Cancelled', message: `workflow run "${childName}" was cancelled` };
+    if (j.cancel && !child.spec.cancelRequested) j.actions.push({ type: 'cancelChild', name: childName });
+    return { ...base, phase: 'Running' };
+  }
+  if (before.phase === 'Failed') return { phase: 'Failed', message: before.message };
+  if (j.cancel) return { phase: 'Cancelled', message: 'cancelled before it started' };
+  if (j.blocked) return { phase: 'Skipped', message: `needs job "${j.blocked}", which did not succeed` };
+  if (!j.ready) return { phase: 'Pending' };
+
+  // Runnable: read the Workflow now (late binding) and check its graph with the shared text.
+  const uses = job.uses as string;
+  const graph = validateCallGraphSync(uses, o.workflow);
+  if (graph.error) return { phase: 'Failed', message: graph.error };
+  const template = o.workflow(uses) as Workflow;
+  try {
+    const given = Object.fromEntries(
+      Object.entries(job.with ?? {}).map(([k, v]) => [k, renderTemplate(v, ctx)]),
+    );
+    const inputs = resolveInputs(template, given, `jobs.${jobName}.with`);
+    if ('errors' in inputs)
+      return { phase: 'Failed', message: inputs.errors.map(formatFieldError).join('; ') };
+    const rendered = materialize(template, inputs.values);
+    j.actions.push({ type: 'createChild', child: buildChild(o.run, jobName, childName, uses, rendered) });
+  } catch (e) {
+    if (!(e instanceof ExprError)) throw e;
+    return { phase: 'Failed', message: e.message };
+  }
+  return { phase: 'Running', workflowRunName: childName, attempts: 1 };
+}
+
+/** Jobs whose outputs a job may read: everything upstream of it. */
+function needsClosure(jobs: Record<string, JobSpec>, job: string): string[] {
+  const seen = new Set<string>();
+  const pending = [...(jobs[job]?.needs ?? [])];
+  while (pending.length) {
+    const n = pending.pop() as string;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    pending.push(...(jobs[n]?.needs ?? []));
+  }
+  return [...seen];
+}
+
+/** Evaluates a run's frozen output annotations against job statuses (its own, or a child's). */
+export function runOutputs(
+  run: Pick<WorkflowRun, 'metadata'>,
+  jobs: Record<string, JobStatus>,
+): { values: Record<string, string> } | { error: string } {
+  const values: Record<string, string> = {};
+  const ctx: Contexts = {
+    jobs: Object.fromEntries(Object.entries(jobs).map(([k, s]) => [k, { outputs: s.outputs ?? {} }])),
+  };
+  for (const [key, expr] of Object.entries(run.metadata.annotations ?? {}).sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
+    if (!key.startsWith(OUTPUT_ANNOTATION_PREFIX)) continue;
+    const name = key.slice(OUTPUT_ANNOTATION_PREFIX.length);
+    try {
+      values[name] = renderTemplate(expr, ctx);
+    } catch (e) {
+      return {
+        error: `output "${name}" of workflow run "${run.metadata.name}": ${e instanceof Error ? e.message : String(e)}`,
+      };
+    }
+  }
+  return { values };
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return JSON.parse(JSON.stringify(o)) as T;
+}

@@ -1,0 +1,60 @@
+// Rendering a reusable Workflow into inline jobs (first seed, "Calling a Reusable Workflow" and the
+// trigger path): inputs validated and defaulted, `inputs.*` rendered into every string of the jobs,
+// the frozen output contract rendered the same way. Used by `krt workflow trigger` and by the
+// controller when a call job becomes runnable.
+import type { JobSpec, Workflow } from '../api/types.js';
+import { ExprError, renderPartial } from '../expr/index.js';
+import { fieldError, type FieldError } from '../fielderror.js';
+import { inputErrors, valueMatchesType } from '../validate/call.js';
+import { frozenOutputContract } from '../validate/workflow.js';
+
+export interface Materialized {
+  jobs: Record<string, JobSpec>;
+  /** `kruntimes.io/workflow-output.<name>` -> expression over the run's own jobs. */
+  annotations: Record<string, string>;
+}
+
+/** Given inputs checked against the template and completed with defaults. */
+export function resolveInputs(
+  template: Workflow,
+  given: Record<string, string>,
+  field: string,
+): { values: Record<string, string> } | { errors: FieldError[] } {
+  const errors = inputErrors(Object.keys(given), template, field);
+  const declared = template.spec.inputs ?? {};
+  for (const [k, v] of Object.entries(given).sort(([a], [b]) => a.localeCompare(b))) {
+    const type = declared[k]?.type;
+    if (declared[k] && !valueMatchesType(v, type))
+      errors.push(
+        fieldError(
+          `${field}.${k}`,
+          `"${v}" is not a ${type} (input "${k}" of workflow "${template.metadata.name}")`,
+        ),
+      );
+  }
+  if (errors.length > 0) return { errors };
+  const values: Record<string, string> = {};
+  for (const [k, spec] of Object.entries(declared)) {
+    // An optional input given no value and no default reads as empty, as in GitHub Actions.
+    values[k] = given[k] ?? spec.default ?? '';
+  }
+  return { values };
+}
+
+function renderStrings<T>(value: T, inputs: Record<string, string>): T {
+  if (typeof value === 'string') return renderPartial(value, { inputs }, ['inputs']) as T;
+  if (Array.isArray(value)) return value.map((v) => renderStrings(v, inputs)) as T;
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderStrings(v, inputs)])) as T;
+  return value;
+}
+
+/** Renders the template with resolved inputs. Throws ExprError when an input reference cannot render. */
+export function materialize(template: Workflow, inputs: Record<string, string>): Materialized {
+  return {
+    jobs: renderStrings(template.spec.jobs, inputs),
+    annotations: renderStrings(frozenOutputContract(template), inputs),
+  };
+}
+
+export { ExprError };
