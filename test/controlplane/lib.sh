@@ -4,7 +4,7 @@ state="$root/.kruntimes"
 pki="$state/pki"
 pids="$state/pids"
 logs="$state/logs"
-COMPONENTS=(etcd kube-apiserver kube-controller-manager webhook)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager webhook controller)
 
 log() { printf 'controlplane: %s\n' "$*" >&2; }
 die() { printf 'controlplane: error: %s\n' "$*" >&2; exit 1; }
@@ -26,12 +26,15 @@ webhook_ready() {
   curl -sf --max-time 2 --cacert "$pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/readyz" >/dev/null 2>&1
 }
 
+# The processes run compiled JavaScript, as a cluster image would (tsx's per-call helpers cost a third).
+build_dist() {
+  (cd "$root" && node_modules/.bin/tsc -p tsconfig.build.json) || die "the TypeScript build failed"
+}
+
 # Starts the admission webhook from this checkout and registers the local webhook configurations.
 start_webhook() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
-  # Compiled once per start, as a cluster image would run it (tsx's per-call helpers cost a third).
-  (cd "$root" && node_modules/.bin/tsc -p tsconfig.build.json) || die "the TypeScript build failed"
   (cd "$root" && KRT_COMPONENT=webhook exec setsid node --enable-source-maps dist/webhook/main.js \
     --host 127.0.0.1 --port "$WEBHOOK_PORT" --cert "$pki/webhook.crt" --key "$pki/webhook.key" \
     --kubeconfig "$state/kubeconfig" >>"$logs/webhook.log" 2>&1 </dev/null) &
@@ -44,4 +47,18 @@ register_webhook() {
   "$state/bin/kubectl" --kubeconfig "$state/kubeconfig" kustomize "$root/config/webhook" |
     node "$root/tools/local-webhook.mjs" "$WEBHOOK_PORT" "$pki/ca.crt" |
     "$state/bin/kubectl" --kubeconfig "$state/kubeconfig" apply --server-side -f - >/dev/null
+}
+
+controller_ready() {
+  # shellcheck disable=SC1091
+  . "$state/ports.env"
+  curl -sf --max-time 2 "http://127.0.0.1:$CONTROLLER_PORT/readyz" >/dev/null 2>&1
+}
+
+start_controller() {
+  # shellcheck disable=SC1091
+  . "$state/ports.env"
+  (cd "$root" && KRT_COMPONENT=controller exec setsid node --enable-source-maps dist/controller/main.js \
+    --kubeconfig "$state/kubeconfig" --metrics-port "$CONTROLLER_PORT" >>"$logs/controller.log" 2>&1 </dev/null) &
+  echo $! > "$pids/controller.pid"
 }

@@ -10,7 +10,7 @@ print_env() {
   echo "export KUBECONFIG=$state/kubeconfig"
 }
 
-if alive etcd && alive kube-apiserver && alive kube-controller-manager && alive webhook && api_ready; then
+if alive etcd && alive kube-apiserver && alive kube-controller-manager && alive webhook && alive controller && api_ready; then
   # Server-side apply of unchanged CRDs changes nothing; a checkout with a newer schema updates them.
   "$state/bin/kubectl" --kubeconfig "$state/kubeconfig" apply --server-side -k "$root/config/crd" >/dev/null
   log "already running (pids $(for c in "${COMPONENTS[@]}"; do printf '%s ' "$(pid_of "$c")"; done)); nothing changed"
@@ -26,12 +26,12 @@ mkdir -p "$state/bin" "$pids" "$logs"
 ln -sf "$bin/kubectl" "$state/bin/kubectl"
 
 # Free loopback ports, chosen now so that several checkouts can each run an instance.
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT WEBHOOK_PORT < <(node -e '
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT WEBHOOK_PORT CONTROLLER_PORT < <(node -e '
   const net = require("node:net");
   const one = () => new Promise((ok) => { const s = net.createServer(); s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => ok(p)); }); });
-  (async () => { const ps = new Set(); while (ps.size < 5) ps.add(await one()); console.log([...ps].join(" ")); })();')
-printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\nWEBHOOK_PORT=%s\n' \
-  "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" "$WEBHOOK_PORT" > "$state/ports.env"
+  (async () => { const ps = new Set(); while (ps.size < 6) ps.add(await one()); console.log([...ps].join(" ")); })();')
+printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\nWEBHOOK_PORT=%s\nCONTROLLER_PORT=%s\n' \
+  "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" "$WEBHOOK_PORT" "$CONTROLLER_PORT" > "$state/ports.env"
 
 kubeconfig() { # FILE USER
   cat > "$1" <<YAML
@@ -111,10 +111,14 @@ start kube-controller-manager "$bin/kube-controller-manager" \
   --leader-elect=false --use-service-account-credentials=true --profiling=false
 wait_for kube-controller-manager 60 curl -skf -o /dev/null --max-time 1 "https://127.0.0.1:$KCM_PORT/healthz"
 
+build_dist
 start_webhook
 wait_for webhook 60 webhook_ready
 register_webhook
 log "admission webhook on https://127.0.0.1:$WEBHOOK_PORT, registered"
+start_controller
+wait_for controller 60 controller_ready
+log "controller running (metrics on http://127.0.0.1:$CONTROLLER_PORT/metrics)"
 
 started=1
 print_env

@@ -14,6 +14,7 @@ stop() {
 }
 
 start() {
+  build_dist
   start_webhook
   for _ in $(seq 1 300); do webhook_ready && { register_webhook; return 0; }; sleep 0.2; done
   die "the webhook did not become ready in 60s; see $logs/webhook.log"

@@ -1,0 +1,51 @@
+// Kubernetes Events on the objects the controller acts on, so `kubectl describe wfr` tells the story.
+import * as k8s from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { log } from '../src/telemetry/log.js';
+
+export interface EventRecorder {
+  record(
+    obj: { apiVersion?: string; kind?: string; metadata: k8s.V1ObjectMeta },
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): void;
+}
+
+export function eventRecorder(
+  core: k8s.CoreV1Api,
+  component: string,
+  writes?: { inc(l: { verb: string; resource: string }): void },
+): EventRecorder {
+  return {
+    record(obj, type, reason, message) {
+      const namespace = obj.metadata.namespace ?? 'default';
+      const now = new Date();
+      writes?.inc({ verb: 'create', resource: 'events' });
+      // Events are best effort: a lost event never fails a reconcile.
+      core
+        .createNamespacedEvent({
+          namespace,
+          body: {
+            metadata: { name: `${obj.metadata.name}.${randomBytes(6).toString('hex')}`, namespace },
+            involvedObject: {
+              apiVersion: obj.apiVersion,
+              kind: obj.kind,
+              name: obj.metadata.name,
+              namespace,
+              uid: obj.metadata.uid,
+            },
+            type,
+            reason,
+            message: message.slice(0, 1024),
+            source: { component },
+            reportingComponent: component,
+            firstTimestamp: now,
+            lastTimestamp: now,
+            count: 1,
+          },
+        })
+        .catch((e: unknown) => log.debug({ err: String(e) }, 'event not recorded'));
+    },
+  };
+}

@@ -1,0 +1,160 @@
+// The controller manager: informers (list + watch, relist on 410) for WorkflowRuns, Runs,
+// Workflows and snapshots; a de-duplicating, rate-limited queue keyed by namespace/name; workers
+// that reconcile; a change to a Run or child WorkflowRun enqueues its owner.
+import http from 'node:http';
+import * as k8s from '@kubernetes/client-node';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Run, Workflow, WorkflowRun } from '../src/api/types.js';
+import { statusCode, statusMessage } from '../src/kube/client.js';
+import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
+import { WorkQueue } from '../src/kube/queue.js';
+import { LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
+import { log } from '../src/telemetry/log.js';
+import { eventRecorder } from './events.js';
+import { reconcileWorkflowRun, type Caches, type Snapshot } from './workflowrun.js';
+
+export interface ManagerOptions {
+  workers: number;
+  metricsPort: number;
+}
+
+export class Manager {
+  readonly registry = new Registry();
+  readonly queue = new WorkQueue();
+  readonly caches: Caches;
+  private running = false;
+  private server: http.Server | undefined;
+  private readonly reconciles: Counter;
+  private readonly latency: Histogram;
+  readonly writes: Counter;
+
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    private readonly opts: ManagerOptions,
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+    this.reconciles = new Counter({
+      name: 'krt_controller_reconciles_total',
+      help: 'Reconciles by result.',
+      labelNames: ['result'],
+      registers: [this.registry],
+    });
+    this.latency = new Histogram({
+      name: 'krt_controller_reconcile_duration_seconds',
+      help: 'Reconcile time.',
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers: [this.registry],
+    });
+    this.writes = new Counter({
+      name: 'krt_controller_api_writes_total',
+      help: 'API writes by verb and resource.',
+      labelNames: ['verb', 'resource'],
+      registers: [this.registry],
+    });
+    const q = this.queue;
+    new Gauge({
+      name: 'krt_controller_queue_depth',
+      help: 'Keys waiting in the work queue, read at scrape time.',
+      registers: [this.registry],
+      collect() {
+        this.set(q.depth);
+      },
+    });
+    this.caches = {
+      workflowRuns: new ResilientInformer<WorkflowRun>(kc, {
+        path: '/apis/kruntimes.io/v1alpha1/workflowruns',
+      }),
+      runs: new ResilientInformer<Run>(kc, { path: '/apis/kruntimes.io/v1alpha1/runs' }),
+      workflows: new ResilientInformer<Workflow>(kc, { path: '/apis/kruntimes.io/v1alpha1/workflows' }),
+      snapshots: new ResilientInformer<Snapshot>(kc, {
+        path: '/apis/apps/v1/controllerrevisions',
+        labelSelector: LABEL_WORKFLOWRUN_UID,
+      }),
+    };
+  }
+
+  private wire(): void {
+    const self = (o: KubeObject) => this.queue.add(`${o.metadata?.namespace}/${o.metadata?.name}`);
+    const owner = (o: KubeObject & { metadata?: { ownerReferences?: k8s.V1OwnerReference[] } }) => {
+      for (const ref of o.metadata?.ownerReferences ?? [])
+        if (ref.kind === 'WorkflowRun' && ref.controller)
+          this.queue.add(`${o.metadata?.namespace}/${ref.name}`);
+    };
+    const { workflowRuns, runs, snapshots } = this.caches;
+    for (const [inf, handlers] of [
+      [workflowRuns, [self, owner]],
+      [runs, [owner]],
+      [snapshots, [owner]],
+    ] as const) {
+      const each = (o: KubeObject) => handlers.forEach((h) => h(o));
+      (inf as ResilientInformer<KubeObject>).on('add', each);
+      (inf as ResilientInformer<KubeObject>).on('update', (_old, o) => each(o));
+      (inf as ResilientInformer<KubeObject>).on('delete', each);
+    }
+  }
+
+  healthy(): boolean {
+    return Object.values(this.caches).every((c) => c.healthy());
+  }
+
+  async start(): Promise<void> {
+    this.wire();
+    this.server = http.createServer(async (req, res) => {
+      if (req.url === '/metrics') {
+        res.setHeader('Content-Type', this.registry.contentType);
+        res.end(await this.registry.metrics());
+      } else if (req.url === '/healthz' || req.url === '/readyz') {
+        const ok = this.healthy();
+        res.statusCode = ok ? 200 : 503;
+        res.end(ok ? 'ok' : 'informers not synced or stalled');
+      } else {
+        res.statusCode = 404;
+        res.end();
+      }
+    });
+    this.server.listen(this.opts.metricsPort, '127.0.0.1');
+    await Promise.all(Object.values(this.caches).map((c) => c.start()));
+    log.info({ workers: this.opts.workers }, 'caches synced; starting workers');
+    this.running = true;
+    const deps = {
+      caches: this.caches,
+      custom: this.kc.makeApiClient(k8s.CustomObjectsApi),
+      apps: this.kc.makeApiClient(k8s.AppsV1Api),
+      events: eventRecorder(this.kc.makeApiClient(k8s.CoreV1Api), 'kruntimes-controller', this.writes),
+      writes: this.writes,
+    };
+    for (const wf of this.caches.workflowRuns.list())
+      this.queue.add(`${wf.metadata.namespace}/${wf.metadata.name}`);
+    for (let i = 0; i < this.opts.workers; i++) void this.worker(deps);
+  }
+
+  private async worker(deps: Parameters<typeof reconcileWorkflowRun>[1]): Promise<void> {
+    while (this.running) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      const end = this.latency.startTimer();
+      try {
+        await reconcileWorkflowRun(key, deps);
+        this.queue.forget(key);
+        this.reconciles.inc({ result: 'ok' });
+      } catch (e) {
+        // A conflict means the cache was behind the API server: routine, retried at once-ish.
+        const conflict = statusCode(e) === 409;
+        this.reconciles.inc({ result: conflict ? 'conflict' : 'error' });
+        if (conflict) log.debug({ key }, 'status write conflicted; retrying');
+        else log.warn({ key, err: statusMessage(e) }, 'reconcile failed; retrying');
+        this.queue.addRateLimited(key);
+      } finally {
+        end();
+        this.queue.done(key);
+      }
+    }
+  }
+
+  stop(): void {
+    this.running = false;
+    this.queue.shutdown();
+    Object.values(this.caches).forEach((c) => c.stop());
+    this.server?.close();
+  }
+}

@@ -1,0 +1,190 @@
+// The WorkflowRun reconciler: load from the informer caches, plan with src/plan, apply the
+// actions, write status only when it changed. Nothing from an earlier reconcile is trusted.
+import * as k8s from '@kubernetes/client-node';
+import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
+import { GROUP, VERSION } from '../src/api/crds.js';
+import { ResilientInformer } from '../src/kube/informer.js';
+import { statusCode, statusMessage } from '../src/kube/client.js';
+import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
+import { snapshotName } from '../src/names.js';
+import { ownerReference } from '../src/plan/objects.js';
+import { planWorkflowRun, type Action } from '../src/plan/workflowrun.js';
+import { deepEqual } from '../src/validate/equal.js';
+import { log } from '../src/telemetry/log.js';
+import type { EventRecorder } from './events.js';
+
+export interface Snapshot {
+  apiVersion: 'apps/v1';
+  kind: 'ControllerRevision';
+  metadata: k8s.V1ObjectMeta;
+  data?: { spec?: WorkflowRunSpec };
+  revision: number;
+}
+
+export interface Caches {
+  workflowRuns: ResilientInformer<WorkflowRun>;
+  runs: ResilientInformer<Run>;
+  workflows: ResilientInformer<Workflow>;
+  snapshots: ResilientInformer<Snapshot>;
+}
+
+export interface ReconcileDeps {
+  caches: Caches;
+  custom: k8s.CustomObjectsApi;
+  apps: k8s.AppsV1Api;
+  events: EventRecorder;
+  /** Counts API writes, for the benchmark's writes-per-step figure. */
+  writes?: { inc(labels: { verb: string; resource: string }): void };
+}
+
+const crd = (plural: string, namespace: string) => ({ group: GROUP, version: VERSION, plural, namespace });
+
+/** Returns true when the run is terminal (no requeue needed). */
+export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Promise<void> {
+  const [namespace, name] = key.split('/') as [string, string];
+  const { caches } = deps;
+  const run = caches.workflowRuns.get(namespace, name);
+  if (!run || run.metadata.deletionTimestamp) return;
+  const uid = run.metadata.uid ?? '';
+  const snapshot = caches.snapshots.get(namespace, snapshotName(name, uid));
+  const plan = planWorkflowRun({
+    run,
+    snapshot:
+      snapshot && snapshot.metadata.ownerReferences?.some((o) => o.uid === uid)
+        ? snapshot.data?.spec
+        : undefined,
+    runs: caches.runs.list(namespace).filter((r) => r.metadata.labels?.[LABEL_WORKFLOWRUN_UID] === uid),
+    children: caches.workflowRuns
+      .list(namespace)
+      .filter((c) => c.metadata.labels?.[LABEL_PARENT_UID] === uid),
+    workflow: (n) => caches.workflows.get(namespace, n),
+    now: new Date(),
+  });
+  for (const action of plan.actions) await apply(action, run, deps);
+  const before = { ...(run.status ?? {}) };
+  if (!deepEqual(withoutTimes(before), withoutTimes(plan.status))) {
+    await writeStatus(run, plan.status, deps);
+    announce(run, plan.status, deps.events);
+  }
+}
+
+/** Timestamps that only the planner's clock would change do not make a status different. */
+function withoutTimes(s: object): unknown {
+  return JSON.parse(JSON.stringify(s, (k, v) => (k === 'lastTransitionTime' ? undefined : v)));
+}
+
+async function writeStatus(
+  run: WorkflowRun,
+  status: WorkflowRun['status'],
+  deps: ReconcileDeps,
+): Promise<void> {
+  deps.writes?.inc({ verb: 'update', resource: 'workflowruns/status' });
+  // PUT with the cached resourceVersion: a stale cache gets a conflict and the key is retried.
+  await deps.custom.replaceNamespacedCustomObjectStatus({
+    ...crd('workflowruns', run.metadata.namespace ?? ''),
+    name: run.metadata.name ?? '',
+    body: { ...run, status },
+  });
+}
+
+function announce(run: WorkflowRun, status: NonNullable<WorkflowRun['status']>, events: EventRecorder): void {
+  const old = run.status ?? {};
+  for (const [job, s] of Object.entries(status.jobs ?? {})) {
+    const was = old.jobs?.[job];
+    if (s.phase === 'Failed' && was?.phase !== 'Failed')
+      events.record(run, 'Warning', 'JobFailed', `job "${job}" failed: ${s.message ?? ''}`);
+    if (s.workflowRunName && !was?.workflowRunName)
+      events.record(
+        run,
+        'Normal',
+        'ChildCreated',
+        `created WorkflowRun "${s.workflowRunName}" for call job "${job}"`,
+      );
+  }
+  if (status.phase !== old.phase && ['Succeeded', 'Failed', 'Cancelled'].includes(status.phase ?? ''))
+    events.record(
+      run,
+      status.phase === 'Succeeded' ? 'Normal' : 'Warning',
+      status.phase ?? '',
+      status.message ?? `run ${status.phase}`,
+    );
+}
+
+async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Promise<void> {
+  const namespace = run.metadata.namespace ?? '';
+  switch (action.type) {
+    case 'createSnapshot':
+      return createOrAdopt(
+        run,
+        'controllerrevisions',
+        () =>
+          deps.apps.createNamespacedControllerRevision({
+            namespace,
+            body: {
+              apiVersion: 'apps/v1',
+              kind: 'ControllerRevision',
+              metadata: {
+                name: action.name,
+                labels: { [LABEL_WORKFLOWRUN_UID]: run.metadata.uid ?? '' },
+                ownerReferences: [ownerReference(run)],
+              },
+              data: { spec: action.spec },
+              revision: 1,
+            },
+          }),
+        deps,
+      );
+    case 'createRun':
+      return createOrAdopt(
+        run,
+        'runs',
+        () => deps.custom.createNamespacedCustomObject({ ...crd('runs', namespace), body: action.run }),
+        deps,
+      );
+    case 'createChild':
+      return createOrAdopt(
+        run,
+        'workflowruns',
+        () =>
+          deps.custom.createNamespacedCustomObject({ ...crd('workflowruns', namespace), body: action.child }),
+        deps,
+      );
+    case 'cancelRun':
+    case 'cancelChild':
+      deps.writes?.inc({ verb: 'patch', resource: action.type === 'cancelRun' ? 'runs' : 'workflowruns' });
+      await deps.custom.patchNamespacedCustomObject(
+        {
+          ...crd(action.type === 'cancelRun' ? 'runs' : 'workflowruns', namespace),
+          name: action.name,
+          body: { spec: { cancelRequested: true } },
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+      return;
+    case 'event':
+      deps.events.record(run, action.kind, action.reason, action.message);
+  }
+}
+
+/**
+ * Creates an object with a deterministic name. AlreadyExists is expected after a crash: the object
+ * is ours when it names this run as owner (the next reconcile sees it in the cache); otherwise the
+ * name is taken by something else, which is reported.
+ */
+async function createOrAdopt(
+  run: WorkflowRun,
+  resource: string,
+  create: () => Promise<unknown>,
+  deps: ReconcileDeps,
+): Promise<void> {
+  deps.writes?.inc({ verb: 'create', resource });
+  try {
+    await create();
+  } catch (e) {
+    if (statusCode(e) !== 409) throw e;
+    log.info(
+      { run: run.metadata.name, resource, detail: statusMessage(e) },
+      'object exists already; adopting it',
+    );
+  }
+}
