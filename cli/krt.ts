@@ -2,14 +2,19 @@
 // 2 usage or validation error.
 import { Command, CommanderError } from 'commander';
 import { validateManifests } from './commands/validate.js';
+import { workflowCommands } from './commands/workflow.js';
+import { UsageError } from './connect.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 export function program(): Command {
   const krt = new Command('krt')
     .description('kruntimes: Kubernetes-native workflows, validated at apply time')
+    .option('-n, --namespace <namespace>', 'namespace (default: the kubeconfig context, else default)')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG)')
     .exitOverride()
     .configureOutput({ outputError: (s, write) => write(s) });
+  workflowCommands(krt, () => krt.opts());
 
   krt
     .command('validate')
@@ -32,8 +37,15 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : EXIT.usage;
       return;
     }
-    console.error(`krt: ${e instanceof Error ? e.message : String(e)}`);
-    process.exitCode = EXIT.usage;
+    if (e instanceof UsageError) {
+      console.error(`krt: ${e.message}`);
+      process.exitCode = EXIT.usage;
+      return;
+    }
+    // Anything else is the cluster's answer or the network: one line, not a stack trace.
+    const { statusMessage } = await import('../src/kube/client.js');
+    console.error(`krt: ${statusMessage(e).split('\n')[0]}`);
+    process.exitCode = EXIT.failed;
   }
 }
 

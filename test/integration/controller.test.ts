@@ -1,0 +1,298 @@
+// The controller through the real API server with the webhook registered; Runs are finished by a
+// test driver that runs real bash (runtimed is its own issue).
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { Run, WorkflowRun } from '../../src/api/types.js';
+import { crd } from '../../src/kube/client.js';
+import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
+import { RunDriver } from '../harness/driver.js';
+import { kubectl } from '../harness/kubectl.js';
+import { adminKubeconfig, repoRoot } from '../harness/paths.js';
+
+const inline = (run: string, extra: object = {}) => ({
+  'runs-on': 'bash',
+  steps: [{ name: 'main', run }],
+  ...extra,
+});
+
+/** Runs krt without blocking the event loop: the Run driver lives in this process. */
+function krt(
+  c: TestCluster,
+  ...args: string[]
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(join(repoRoot, 'bin/krt'), ['--kubeconfig', adminKubeconfig, '-n', c.namespace, ...args]);
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+async function getRun(c: TestCluster, name: string): Promise<WorkflowRun> {
+  return (await c.admin.custom.getNamespacedCustomObject({
+    ...crd('workflowruns', c.namespace),
+    name,
+  })) as WorkflowRun;
+}
+
+async function listRuns(c: TestCluster): Promise<WorkflowRun[]> {
+  return (
+    (await c.admin.custom.listNamespacedCustomObject({ ...crd('workflowruns', c.namespace) })) as {
+      items: WorkflowRun[];
+    }
+  ).items;
+}
+
+async function phaseOf(
+  c: TestCluster,
+  name: string,
+  phases: string[],
+  timeoutMs = 30000,
+): Promise<WorkflowRun> {
+  let last: WorkflowRun | undefined;
+  await eventually(
+    async () => {
+      last = await getRun(c, name).catch(() => undefined);
+      return phases.includes(last?.status?.phase ?? '');
+    },
+    timeoutMs,
+    `${name} to be ${phases.join('|')}`,
+  );
+  return last as WorkflowRun;
+}
+
+function apply(c: TestCluster, obj: object) {
+  const r = kubectl(['apply', '-n', c.namespace, '-f', '-'], JSON.stringify(obj));
+  if (r.status !== 0) throw new Error(r.stderr);
+}
+const workflow = (name: string, spec: object) => ({
+  apiVersion: 'kruntimes.io/v1alpha1',
+  kind: 'Workflow',
+  metadata: { name },
+  spec,
+});
+
+describe('the seed topology, three levels', () => {
+  let c: TestCluster;
+  let driver: RunDriver;
+  beforeAll(async () => {
+    c = await testCluster('ctrl-seed');
+    driver = new RunDriver(c.admin, c.namespace);
+    driver.start();
+  });
+  afterAll(async () => {
+    driver?.stop();
+    await c?.cleanup();
+  });
+
+  it('runs release -> deploy -> verify and the innermost output reaches the root', async () => {
+    expect(kubectl(['apply', '-n', c.namespace, '-k', join(repoRoot, 'config/samples')]).status).toBe(0);
+    await new Promise((r) => setTimeout(r, 1000)); // the webhook's cache sees all three
+    const t = await krt(c, 'workflow', 'trigger', 'release', '--wait');
+    expect(t.stderr).toContain(': Succeeded');
+    expect(t.status).toBe(0);
+    const root = t.stdout.trim().split('\n')[0] as string;
+    const runs = await listRuns(c);
+    const byName = new Map(runs.map((r) => [r.metadata.name, r]));
+    const child = byName.get(`${root}-call-deploy`);
+    const grandchild = byName.get(`${root}-call-deploy-call-verify`);
+    expect(runs).toHaveLength(3);
+    // Each WorkflowRun owns only its direct children.
+    expect(child?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'WorkflowRun', name: root });
+    expect(grandchild?.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'WorkflowRun',
+      name: `${root}-call-deploy`,
+    });
+    expect(grandchild?.status?.jobs?.smoke?.outputs).toEqual({ endpoint: 'https://staging.example.com' });
+    expect(child?.status?.jobs?.verify).toMatchObject({
+      phase: 'Succeeded',
+      workflowRunName: `${root}-call-deploy-call-verify`,
+      outputs: { endpoint: 'https://staging.example.com' },
+    });
+    const top = byName.get(root);
+    expect(top?.status?.jobs?.deploy?.outputs).toEqual({ endpoint: 'https://staging.example.com' });
+    const notify = (await c.admin.custom.getNamespacedCustomObject({
+      ...crd('runs', c.namespace),
+      name: `${root}-notify-send`,
+    })) as Run;
+    expect(notify.spec.env).toEqual([{ name: 'ENDPOINT', value: 'https://staging.example.com' }]);
+    expect(top?.status?.conditions?.[0]).toMatchObject({ type: 'Succeeded', status: 'True' });
+    expect(
+      kubectl(['wait', '--for=condition=Succeeded', `wfr/${root}`, '-n', c.namespace, '--timeout=5s']).status,
+    ).toBe(0);
+  });
+});
+
+describe('cycles and failures', () => {
+  let c: TestCluster;
+  let driver: RunDriver;
+  beforeAll(async () => {
+    // The webhook would refuse the cycles; this namespace skips it, as if it were removed.
+    c = await testCluster('ctrl-cycle', { 'kruntimes.io/admission': 'disabled' });
+    driver = new RunDriver(c.admin, c.namespace);
+    driver.start();
+    apply(c, workflow('a', { jobs: { call: { uses: 'b' } } }));
+    apply(c, workflow('b', { jobs: { call: { uses: 'a' } } }));
+    apply(c, workflow('self', { jobs: { me: { uses: 'self' } } }));
+  });
+  afterAll(async () => {
+    driver?.stop();
+    await c?.cleanup();
+  });
+
+  it('krt workflow trigger refuses A -> B -> A and A -> A, creating nothing', async () => {
+    const ab = await krt(c, 'workflow', 'trigger', 'a');
+    expect(ab.stderr.trim()).toBe('krt: workflow call cycle: a -> b -> a');
+    expect(ab.status).toBe(2);
+    const self = await krt(c, 'wf', 'trigger', 'self');
+    expect(self.stderr.trim()).toBe('krt: workflow call cycle: self -> self');
+    expect(await listRuns(c)).toEqual([]);
+  });
+
+  it('fails a call job whose Workflow became cyclic, with the same text, no child, dependents skipped', async () => {
+    apply(c, {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'late-cycle' },
+      spec: { jobs: { go: { uses: 'a' }, after: inline('true', { needs: ['go'] }) } },
+    });
+    const run = await phaseOf(c, 'late-cycle', ['Failed']);
+    expect(run.status?.jobs?.go).toMatchObject({
+      phase: 'Failed',
+      message: 'workflow call cycle: a -> b -> a',
+    });
+    expect(run.status?.jobs?.go?.workflowRunName).toBeUndefined();
+    expect(run.status?.jobs?.after?.phase).toBe('Skipped');
+    expect((await listRuns(c)).map((r) => r.metadata.name)).toEqual(['late-cycle']);
+  });
+
+  it('fails the caller job when an output annotation refers to a missing job output, and skips its dependents', async () => {
+    apply(
+      c,
+      workflow('leaky', {
+        outputs: { e: { value: '${{ jobs.x.outputs.nope }}' } },
+        jobs: { x: inline('true', { outputs: { real: 'y' } }) },
+      }),
+    );
+    apply(c, {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'leak' },
+      spec: { jobs: { go: { uses: 'leaky' }, after: inline('true', { needs: ['go'] }) } },
+    });
+    const run = await phaseOf(c, 'leak', ['Failed']);
+    expect(run.status?.jobs?.go?.message).toContain(
+      'output "e" of workflow run "leak-call-go": jobs.x.outputs.nope is not defined',
+    );
+    expect(run.status?.jobs?.after?.phase).toBe('Skipped');
+  });
+
+  it('fails a job whose step exits 3 and skips its dependents', async () => {
+    apply(c, {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'exit3' },
+      spec: { jobs: { a: inline('exit 3'), b: inline('true', { needs: ['a'] }) } },
+    });
+    const run = await phaseOf(c, 'exit3', ['Failed']);
+    expect(run.status?.jobs?.a?.message).toBe('step "main" failed with exit code 3');
+    expect(run.status?.jobs?.b?.phase).toBe('Skipped');
+    expect(run.status?.conditions?.[0]).toMatchObject({
+      type: 'Succeeded',
+      status: 'False',
+      reason: 'Failed',
+    });
+  });
+});
+
+describe('template edits and cancellation', () => {
+  let c: TestCluster;
+  let driver: RunDriver;
+  beforeAll(async () => {
+    c = await testCluster('ctrl-edit');
+    driver = new RunDriver(c.admin, c.namespace);
+    driver.start();
+  });
+  afterAll(async () => {
+    driver?.stop();
+    await c?.cleanup();
+  });
+
+  it('a child sees a template edit made before its call job is runnable, and not one made after', async () => {
+    const tpl = (word: string) =>
+      workflow('tpl', {
+        outputs: { word: { value: '${{ jobs.say.outputs.word }}' } },
+        jobs: {
+          say: inline(`echo word=${word} >> "$KRT_OUTPUT"`, {
+            outputs: { word: '${{ steps.main.outputs.word }}' },
+          }),
+        },
+      });
+    apply(c, tpl('old'));
+    apply(c, {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'edits' },
+      spec: { jobs: { wait: inline('sleep 2'), call: { uses: 'tpl', needs: ['wait'] } } },
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    apply(c, tpl('before')); // the call job is not runnable yet
+    await eventually(
+      async () => (await listRuns(c)).some((r) => r.metadata.name === 'edits-call-call'),
+      30000,
+      'the child',
+    );
+    apply(c, tpl('after')); // the child exists now
+    const run = await phaseOf(c, 'edits', ['Succeeded']);
+    expect(run.status?.jobs?.call?.outputs).toEqual({ word: 'before' });
+    const child = await getRun(c, 'edits-call-call');
+    expect(child.spec.jobs.say?.steps?.[0]?.run).toBe('echo word=before >> "$KRT_OUTPUT"');
+  });
+
+  it('cancelling a root while a grandchild runs ends every level Cancelled, children first', async () => {
+    apply(c, workflow('inner', { jobs: { slow: inline('sleep 60') } }));
+    apply(c, workflow('middle', { jobs: { call: { uses: 'inner' } } }));
+    await new Promise((r) => setTimeout(r, 1000));
+    apply(c, {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'root' },
+      spec: { jobs: { call: { uses: 'middle' }, after: inline('true', { needs: ['call'] }) } },
+    });
+    await eventually(
+      async () => {
+        const r = (await c.admin.custom.listNamespacedCustomObject({ ...crd('runs', c.namespace) })) as {
+          items: Run[];
+        };
+        return r.items.some(
+          (x) => x.metadata.name === 'root-call-call-call-call-slow-main' && x.status?.phase === 'Running',
+        );
+      },
+      30000,
+      'the grandchild step to run',
+    );
+    expect(
+      kubectl([
+        'patch',
+        'wfr',
+        'root',
+        '-n',
+        c.namespace,
+        '--type=merge',
+        '-p',
+        '{"spec":{"cancelRequested":true}}',
+      ]).status,
+    ).toBe(0);
+    const root = await phaseOf(c, 'root', ['Cancelled', 'Failed', 'Succeeded']);
+    expect(root.status?.phase).toBe('Cancelled');
+    const child = await getRun(c, 'root-call-call');
+    const grandchild = await getRun(c, 'root-call-call-call-call');
+    expect([child.status?.phase, grandchild.status?.phase]).toEqual(['Cancelled', 'Cancelled']);
+    const t = (r: WorkflowRun) => Date.parse(r.status?.finishedAt ?? '');
+    expect(t(grandchild)).toBeLessThanOrEqual(t(child));
+    expect(t(child)).toBeLessThanOrEqual(t(root));
+    expect(root.status?.jobs?.after?.phase).toBe('Cancelled');
+  });
+});
