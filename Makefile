@@ -28,7 +28,7 @@ down:
 # (started by the jest global setup when it is not running, and stopped again if it started it).
 # The runner's own report goes to .jest-report.json; .ci/run reads its counts.
 test: install controlplane
-	$(JEST) --ci --runInBand --json --outputFile=.jest-report.json
+	$(JEST) --ci --runInBand --forceExit --json --outputFile=.jest-report.json
 
 unit: install
 	$(JEST) --selectProjects unit

@@ -1,4 +1,5 @@
 // The controller process: `node dist/controller/main.js --kubeconfig ... --workers 4 --metrics-port 8080`.
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadKubeConfig } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
@@ -9,19 +10,36 @@ const { values: flags } = parseArgs({
     kubeconfig: { type: 'string' },
     workers: { type: 'string', default: '4' },
     'metrics-port': { type: 'string', default: '8080' },
+    'no-leader-elect': { type: 'boolean', default: false },
+    'lease-namespace': { type: 'string', default: 'kruntimes-system' },
+    'lease-name': { type: 'string', default: 'kruntimes-controller' },
+    'lease-duration': { type: 'string', default: '15' },
+    'retry-period': { type: 'string', default: '2' },
+    identity: { type: 'string', default: `${hostname()}_${process.pid}` },
   },
 });
+const leaseDuration = Number(flags['lease-duration']);
 
 const manager = new Manager(loadKubeConfig(flags.kubeconfig), {
   workers: Number(flags.workers),
   metricsPort: Number(flags['metrics-port']),
+  leader: flags['no-leader-elect']
+    ? undefined
+    : {
+        namespace: flags['lease-namespace'] as string,
+        name: flags['lease-name'] as string,
+        identity: flags.identity as string,
+        leaseDurationSeconds: leaseDuration,
+        renewDeadlineMs: (leaseDuration * 2000) / 3,
+        retryPeriodMs: Number(flags['retry-period']) * 1000,
+      },
 });
 await manager.start();
 
 const shutdown = () => {
   log.info('shutting down');
-  manager.stop();
-  setTimeout(() => process.exit(0), 200).unref();
+  setTimeout(() => process.exit(0), 5000).unref();
+  void manager.stop().then(() => process.exit(0));
 };
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);

@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Run, Workflow, WorkflowRun } from '../src/api/types.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
+import { LeaderElector, type LeaderOptions } from '../src/kube/leader.js';
 import { WorkQueue } from '../src/kube/queue.js';
 import { LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { log } from '../src/telemetry/log.js';
@@ -16,6 +17,8 @@ import { reconcileWorkflowRun, type Caches, type Snapshot } from './workflowrun.
 export interface ManagerOptions {
   workers: number;
   metricsPort: number;
+  /** Without it, this replica acts at once (a single replica, or tests). */
+  leader?: LeaderOptions;
 }
 
 export class Manager {
@@ -24,6 +27,7 @@ export class Manager {
   readonly caches: Caches;
   private running = false;
   private server: http.Server | undefined;
+  private elector: LeaderElector | undefined;
   private readonly reconciles: Counter;
   private readonly latency: Histogram;
   readonly writes: Counter;
@@ -58,6 +62,15 @@ export class Manager {
       registers: [this.registry],
       collect() {
         this.set(q.depth);
+      },
+    });
+    const leading = () => (this.elector ? this.elector.isLeader() : this.running);
+    new Gauge({
+      name: 'krt_controller_is_leader',
+      help: '1 while this replica holds the lease and acts.',
+      registers: [this.registry],
+      collect() {
+        this.set(leading() ? 1 : 0);
       },
     });
     this.caches = {
@@ -113,7 +126,21 @@ export class Manager {
       }
     });
     this.server.listen(this.opts.metricsPort, '127.0.0.1');
+    // Every replica keeps warm caches; only the leader runs workers.
     await Promise.all(Object.values(this.caches).map((c) => c.start()));
+    if (!this.opts.leader) return this.startWorkers();
+    this.elector = new LeaderElector(this.kc, this.opts.leader);
+    void this.elector.run(
+      () => this.startWorkers(),
+      () => {
+        // As client-go does: a replica that lost the lease exits and is restarted clean.
+        log.error('lost leadership; exiting');
+        process.exit(1);
+      },
+    );
+  }
+
+  private startWorkers(): void {
     log.info({ workers: this.opts.workers }, 'caches synced; starting workers');
     this.running = true;
     const deps = {
@@ -151,7 +178,8 @@ export class Manager {
     }
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
+    await this.elector?.stop();
     this.running = false;
     this.queue.shutdown();
     Object.values(this.caches).forEach((c) => c.stop());

@@ -102,6 +102,8 @@ kubectl=("$state/bin/kubectl" --kubeconfig "$state/kubeconfig")
 mapfile -t crds < <("${kubectl[@]}" apply --server-side -k "$root/config/crd" -o name)
 "${kubectl[@]}" wait --for=condition=Established --timeout=60s "${crds[@]}" >/dev/null
 log "CRDs installed: ${crds[*]##*/}"
+# The namespace of the controller's leader-election Lease.
+"${kubectl[@]}" create namespace kruntimes-system >/dev/null
 
 start kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig="$state/kubeconfig-kcm" \

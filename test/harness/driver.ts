@@ -10,6 +10,7 @@ import { crd, type Clients } from '../../src/kube/client.js';
 
 export class RunDriver {
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
   private readonly active = new Map<string, ChildProcess>();
   private readonly done = new Set<string>();
 
@@ -25,12 +26,13 @@ export class RunDriver {
       } catch {
         // the next tick tries again
       }
-      this.timer = setTimeout(tick, 150);
+      if (!this.stopped) this.timer = setTimeout(tick, 150);
     };
     void tick();
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     for (const p of this.active.values()) if (p.pid) process.kill(-p.pid, 'SIGKILL');
   }

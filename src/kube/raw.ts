@@ -1,0 +1,42 @@
+// A plain JSON request to the API server with the kubeconfig's credentials, for the few calls
+// where the generated client's serializers get in the way (Lease MicroTime fields, list for
+// informers).
+import https from 'node:https';
+import type * as k8s from '@kubernetes/client-node';
+
+export class HttpError extends Error {
+  constructor(
+    readonly code: number,
+    readonly body: string,
+  ) {
+    super(`HTTP ${code}: ${body.slice(0, 300)}`);
+  }
+}
+
+export async function rawJson(
+  kc: k8s.KubeConfig,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  const opts: https.RequestOptions = { method, timeout: 30_000, headers: { accept: 'application/json' } };
+  await kc.applyToHTTPSOptions(opts);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload) opts.headers = { ...opts.headers, 'content-type': 'application/json' };
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${cluster.server}${path}`, opts, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if ((res.statusCode ?? 500) >= 300) reject(new HttpError(res.statusCode ?? 500, text));
+        else resolve(text ? JSON.parse(text) : undefined);
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
