@@ -55,10 +55,13 @@ controller_ready() {
   curl -sf --max-time 2 "http://127.0.0.1:$CONTROLLER_PORT/readyz" >/dev/null 2>&1
 }
 
+# A stable identity, as a pod name is stable across container restarts: a controller restarted
+# after a crash renews its own lease at once instead of waiting for it to expire.
 start_controller() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
   (cd "$root" && KRT_COMPONENT=controller exec setsid node --enable-source-maps dist/controller/main.js \
-    --kubeconfig "$state/kubeconfig" --metrics-port "$CONTROLLER_PORT" >>"$logs/controller.log" 2>&1 </dev/null) &
+    --kubeconfig "$state/kubeconfig" --metrics-port "$CONTROLLER_PORT" --identity local-controller \
+    >>"$logs/controller.log" 2>&1 </dev/null) &
   echo $! > "$pids/controller.pid"
 }
