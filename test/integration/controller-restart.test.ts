@@ -20,6 +20,12 @@ const inline = (run: string, extra: object = {}) => ({
   ...extra,
 });
 
+async function isLeader(): Promise<number> {
+  const port = /CONTROLLER_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()).catch(() => '');
+  return Number(/^krt_controller_is_leader (\d)/m.exec(text)?.[1] ?? 0);
+}
+
 const controllerPid = () => Number(readFileSync(join(stateDir, 'pids', 'controller.pid'), 'utf8'));
 const startController = () =>
   spawnSync('bash', ['-c', `. ${join(repoRoot, 'test/controlplane/lib.sh')} && start_controller`], {
@@ -93,14 +99,19 @@ it(`finishes every run with correct outputs and no duplicate child across ${KILL
       },
     });
 
+  let leaderKills = 0;
   for (let k = 0; k < KILLS; k++) {
-    await new Promise((r) => setTimeout(r, 200 + Math.random() * 800));
+    // Each kill lands while the controller leads and works: after it took the lease, at a random moment.
+    await eventually(async () => (await isLeader()) === 1, 30000, 'the restarted controller to lead');
+    leaderKills++;
+    await new Promise((r) => setTimeout(r, 100 + Math.random() * 600));
     const pid = controllerPid();
     if (processAlive(pid)) process.kill(pid, 'SIGKILL');
     await eventually(async () => !processAlive(pid), 5000, 'the controller to die');
     startController();
   }
 
+  expect(leaderKills).toBe(KILLS);
   const list = async () =>
     (
       (await c.admin.custom.listNamespacedCustomObject({ ...crd('workflowruns', c.namespace) })) as {
