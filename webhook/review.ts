@@ -1,5 +1,6 @@
 // The AdmissionReview v1 envelope: decoding that never throws, and well-formed responses for every
 // outcome, so the API server always gets an answer it can read.
+import { isObject } from '../src/validate/result.js';
 
 export interface AdmissionRequest {
   uid: string;
@@ -35,9 +36,6 @@ export const MAX_OBJECT_DEPTH = 64;
 /** Kubernetes caps warnings; keep ours readable too. */
 const MAX_WARNINGS = 20;
 const MAX_WARNING_LENGTH = 512;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Depth of a JSON value, measured without recursion. Stops counting past `limit`. */
 export function depthExceeds(value: unknown, limit: number): boolean {

@@ -9,15 +9,13 @@ import {
   type ValidationResult,
 } from '../../src/validate/index.js';
 import { manifestFiles, readManifests, type Manifest } from '../files.js';
+import { isObject } from '../../src/validate/result.js';
 
 export interface ValidateOutput {
   lines: string[];
   invalid: number;
   valid: number;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function validateManifests(paths: string[]): ValidateOutput {
   const manifests = manifestFiles(paths).flatMap(readManifests);

@@ -7,6 +7,7 @@ import { fieldError, type FieldError } from '../fielderror.js';
 import { isUpstream, jobGraphErrors } from '../graph/jobs.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../limits.js';
 import { checkExpressions, scriptInjectionWarnings, type ExpressionScope } from './expressions.js';
+import { isObject } from './result.js';
 
 export interface JobsContext {
   /** Declared inputs (Workflow), or why inputs cannot be read (WorkflowRun). */
@@ -19,9 +20,6 @@ export interface JobsFindings {
   warnings: string[];
   inputsRead: Set<string>;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function labelValueNameError(kind: 'job' | 'step', name: string): string | null {
   if (name.length > MAX_LABEL_VALUE_LENGTH)

@@ -1,11 +1,10 @@
 // The mutating processor: defaults as a JSON patch. Idempotent, so it is safe under
 // reinvocationPolicy: IfNeeded (a second pass finds nothing to add).
 import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
+import { isObject } from '../../src/validate/result.js';
 
 type PatchOp = { op: 'add'; path: string; value: unknown };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The defaults DESIGN.md fixes: an input without a type is a string. */

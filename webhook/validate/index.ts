@@ -15,14 +15,12 @@ import {
 } from '../../src/validate/index.js';
 import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
 import type { WorkflowIndex } from '../workflows.js';
+import { isObject } from '../../src/validate/result.js';
 
 export interface ValidateDeps {
   workflows?: WorkflowIndex;
   runCreators?: RunCreators;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}): AdmissionReview {
   const { uid, kind, operation } = req;
