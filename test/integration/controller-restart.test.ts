@@ -22,7 +22,9 @@ const inline = (run: string, extra: object = {}) => ({
 
 async function isLeader(): Promise<number> {
   const port = /CONTROLLER_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
-  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()).catch(() => '');
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`)
+    .then((r) => r.text())
+    .catch(() => '');
   return Number(/^krt_controller_is_leader (\d)/m.exec(text)?.[1] ?? 0);
 }
 
@@ -42,6 +44,8 @@ beforeAll(async () => {
 afterAll(async () => {
   driver?.stop();
   if (!processAlive(controllerPid())) startController();
+  // Leave a leading controller behind for the suites that run next.
+  await eventually(async () => (await isLeader()) === 1, 40000, 'the controller to lead again');
   await c?.cleanup();
 });
 

@@ -82,7 +82,12 @@ async function reconciled(name: string): Promise<boolean> {
 it('only the leader acts, and a killed leader is replaced within the lease duration', async () => {
   const mainPort = ports().CONTROLLER_PORT as number;
   const mainPid = Number(readFileSync(join(stateDir, 'pids', 'controller.pid'), 'utf8'));
-  expect(await metric(mainPort, 'krt_controller_is_leader')).toBe(1);
+  // Another suite may have just restarted it: wait until it holds the lease.
+  await eventually(
+    async () => (await metric(mainPort, 'krt_controller_is_leader')) === 1,
+    40000,
+    'the main controller to lead',
+  );
 
   const port = await freePort();
   replica = spawn(

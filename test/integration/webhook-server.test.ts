@@ -1,14 +1,15 @@
 // The webhook as a server and as manifests: TLS 1.2 or newer only, health and metrics endpoints,
 // kustomize bases that render with the cert-manager CA injection, and the local wiring of the
 // self-signed CA.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:https';
 import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot, stateDir } from '../harness/paths.js';
-import { webhookEndpoint } from '../harness/webhook.js';
+import { eventually } from '../harness/cluster.js';
+import { processAlive, webhookEndpoint } from '../harness/webhook.js';
 
 function fetchText(path: string): Promise<{ status: number; text: string }> {
   const { port, ca } = webhookEndpoint();
@@ -111,4 +112,66 @@ describe('webhook manifests', () => {
     expect(m.webhooks[0].clientConfig).toEqual({ url: `https://127.0.0.1:${port}/mutate`, caBundle: ca });
     expect(m.webhooks[0].reinvocationPolicy).toBe('IfNeeded');
   });
+});
+
+describe('serving certificate rotation', () => {
+  it('serves a rotated certificate without a restart, as cert-manager rotates the secret files', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { copyFileSync, mkdtempSync, renameSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { port, ca, pid } = webhookEndpoint();
+    const pki = join(stateDir, 'pki');
+    const served = () =>
+      new Promise<string>((resolve, reject) => {
+        const s = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+          resolve(s.getPeerCertificate().serialNumber);
+          s.end();
+        });
+        s.on('error', reject);
+      });
+    const before = await served();
+    // A new key and certificate from the same CA, written over the files the webhook watches.
+    const dir = mkdtempSync(join(tmpdir(), 'krt-rotate-'));
+    const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+    writeFileSync(
+      join(dir, 'ext'),
+      'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n',
+    );
+    run('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'new.key');
+    run('req', '-new', '-key', 'new.key', '-subj', '/CN=kruntimes-webhook', '-out', 'new.csr');
+    run(
+      'x509',
+      '-req',
+      '-in',
+      'new.csr',
+      '-CA',
+      join(pki, 'ca.crt'),
+      '-CAkey',
+      join(pki, 'ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '30',
+      '-sha256',
+      '-extfile',
+      'ext',
+      '-out',
+      'new.crt',
+    );
+    copyFileSync(join(dir, 'new.key'), join(dir, 'webhook.key.tmp'));
+    copyFileSync(join(dir, 'new.crt'), join(dir, 'webhook.crt.tmp'));
+    renameSync(join(dir, 'webhook.key.tmp'), join(pki, 'webhook.key'));
+    renameSync(join(dir, 'webhook.crt.tmp'), join(pki, 'webhook.crt'));
+    const expected = execFileSync('openssl', ['x509', '-in', join(pki, 'webhook.crt'), '-noout', '-serial'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .replace('serial=', '');
+    await eventually(
+      async () => (await served()) === expected,
+      20000,
+      'the webhook to serve the new certificate',
+    );
+    expect(expected).not.toBe(before);
+    expect(processAlive(pid)).toBe(true);
+  }, 30000);
 });
