@@ -58,6 +58,10 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
       .list(namespace)
       .filter((c) => c.metadata.labels?.[LABEL_PARENT_UID] === uid),
     workflow: (n) => caches.workflows.get(namespace, n),
+    takenByOther: (kind, n) => {
+      const found = kind === 'Run' ? caches.runs.get(namespace, n) : caches.workflowRuns.get(namespace, n);
+      return found !== undefined && !found.metadata.ownerReferences?.some((ref) => ref.uid === uid);
+    },
     now: new Date(),
   });
   for (const action of plan.actions) await apply(action, run, deps);

@@ -365,6 +365,22 @@ describe('planWorkflowRun', () => {
     });
   });
 
+  it('fails a job whose deterministic name is taken by another owner, instead of retrying', () => {
+    const run = wfr({ a: inline('true'), c: { uses: 'w' } });
+    const plan = planWorkflowRun(
+      observed(run, {
+        takenByOther: () => true,
+        workflow: () =>
+          ({ metadata: { name: 'w' }, spec: { jobs: { x: inline('x') } } }) as unknown as Workflow,
+      }),
+    );
+    expect(plan.actions).toEqual([]);
+    expect(plan.status.jobs).toMatchObject({
+      a: { phase: 'Failed', message: 'Run "release-a-main" exists and belongs to another owner' },
+      c: { phase: 'Failed', message: 'WorkflowRun "release-call-c" exists and belongs to another owner' },
+    });
+  });
+
   it('evaluates the run outputs from its own frozen annotations', () => {
     const run = wfr(
       { apply: inline('x', { outputs: { endpoint: '${{ steps.main.outputs.e }}' } }) },

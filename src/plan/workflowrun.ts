@@ -30,6 +30,11 @@ export interface Observed {
   children: WorkflowRun[];
   /** Workflows of the namespace, read when a call job becomes runnable (late binding). */
   workflow: (name: string) => Workflow | undefined;
+  /**
+   * Whether a WorkflowRun or Run of this name exists in the namespace without being this run's: a
+   * deterministic name taken by another owner fails the job instead of being retried for ever.
+   */
+  takenByOther?: (kind: 'WorkflowRun' | 'Run', name: string) => boolean;
   now: Date;
 }
 
@@ -224,6 +229,8 @@ function inlineJob(
   const next = stepStatus.findIndex((s) => !s.run);
   if (next >= 0 && stepStatus.slice(0, next).every((s) => s.phase === 'Succeeded')) {
     const s = stepStatus[next] as (typeof stepStatus)[number];
+    if (o.takenByOther?.('Run', s.name))
+      return { ...st, phase: 'Failed', message: `Run "${s.name}" exists and belongs to another owner` };
     try {
       const c = stepCtx(next);
       const script = renderTemplate(s.step.run, c);
@@ -278,6 +285,8 @@ function callJob(
   if (j.blocked) return { phase: 'Skipped', message: `needs job "${j.blocked}", which did not succeed` };
   if (!j.ready) return { phase: 'Pending' };
 
+  if (o.takenByOther?.('WorkflowRun', childName))
+    return { phase: 'Failed', message: `WorkflowRun "${childName}" exists and belongs to another owner` };
   // Runnable: read the Workflow now (late binding) and check its graph with the shared text.
   const uses = job.uses as string;
   const graph = validateCallGraphSync(uses, o.workflow);

@@ -189,6 +189,23 @@ describe('cycles and failures', () => {
     expect(run.status?.jobs?.after?.phase).toBe('Skipped');
   });
 
+  it('fails a job whose Run name is taken by another owner, with a clear message', async () => {
+    apply(c, {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Run',
+      metadata: { name: 'squat-a-main' },
+      spec: { runtime: 'bash', script: 'true' },
+    });
+    apply(c, {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'squat' },
+      spec: { jobs: { a: inline('true') } },
+    });
+    const run = await phaseOf(c, 'squat', ['Failed']);
+    expect(run.status?.jobs?.a?.message).toBe('Run "squat-a-main" exists and belongs to another owner');
+  });
+
   it('fails a job whose step exits 3 and skips its dependents', async () => {
     apply(c, {
       apiVersion: 'kruntimes.io/v1alpha1',
