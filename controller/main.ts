@@ -8,7 +8,7 @@ import { Manager } from './manager.js';
 const { values: flags } = parseArgs({
   options: {
     kubeconfig: { type: 'string' },
-    workers: { type: 'string', default: '4' },
+    workers: { type: 'string', default: '16' },
     'metrics-port': { type: 'string', default: '8080' },
     'no-leader-elect': { type: 'boolean', default: false },
     'lease-namespace': { type: 'string', default: 'kruntimes-system' },

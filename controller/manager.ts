@@ -168,9 +168,15 @@ export class Manager {
         // A conflict means the cache was behind the API server: routine, retried at once-ish.
         const conflict = statusCode(e) === 409;
         this.reconciles.inc({ result: conflict ? 'conflict' : 'error' });
-        if (conflict) log.debug({ key }, 'status write conflicted; retrying');
-        else log.warn({ key, err: statusMessage(e) }, 'reconcile failed; retrying');
-        this.queue.addRateLimited(key);
+        if (conflict) {
+          // Our own write has not reached the cache yet; its watch event requeues the key. The
+          // short retry is only a fallback, and a conflict does not grow the failure backoff.
+          log.debug({ key }, 'status write conflicted; retrying');
+          this.queue.addAfter(key, 200);
+        } else {
+          log.warn({ key, err: statusMessage(e) }, 'reconcile failed; retrying');
+          this.queue.addRateLimited(key);
+        }
       } finally {
         end();
         this.queue.done(key);

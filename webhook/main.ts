@@ -48,7 +48,11 @@ const app = createApp({
 });
 
 const server = createServer({ ...tls(), minVersion: 'TLSv1.2' }, app);
-server.keepAliveTimeout = 65_000;
+// The API server's webhook client keeps idle connections for 90 s (Go's default transport) and does
+// not retry a POST: a server that closes an idle connection first makes it fail a request with
+// "broken pipe". So keep idle connections longer than the client does.
+server.keepAliveTimeout = 120_000;
+server.headersTimeout = 125_000;
 for (const f of [certFile, keyFile]) {
   watchFile(f, { interval: 5000 }, () => {
     try {
