@@ -13,7 +13,7 @@ import type {
 import { ExprError, renderTemplate, type Contexts } from '../expr/index.js';
 import { formatFieldError } from '../fielderror.js';
 import { validateCallGraphSync } from '../graph/callgraph.js';
-import { topologicalOrder } from '../graph/jobs.js';
+import { topologicalOrder, upstreamJobs } from '../graph/jobs.js';
 import { OUTPUT_ANNOTATION_PREFIX } from '../limits.js';
 import { childWorkflowRunName, runName, snapshotName } from '../names.js';
 import { materialize, resolveInputs } from '../render/materialize.js';
@@ -89,7 +89,7 @@ export function planWorkflowRun(o: Observed): Plan {
     const blocked = needs.find((n) => ['Failed', 'Skipped', 'Cancelled'].includes(statuses[n]?.phase ?? ''));
     const ready = needs.every((n) => statuses[n]?.phase === 'Succeeded');
     const ctx: Contexts = {
-      jobs: Object.fromEntries(needsClosure(jobs, jobName).map((n) => [n, { outputs: outputsOf(n) }])),
+      jobs: Object.fromEntries([...upstreamJobs(jobs, jobName)].map((n) => [n, { outputs: outputsOf(n) }])),
     };
     const st: JobStatus =
       job.uses !== undefined
@@ -306,19 +306,6 @@ function callJob(
     return { phase: 'Failed', message: e.message };
   }
   return { phase: 'Running', workflowRunName: childName, attempts: 1 };
-}
-
-/** Jobs whose outputs a job may read: everything upstream of it. */
-function needsClosure(jobs: Record<string, JobSpec>, job: string): string[] {
-  const seen = new Set<string>();
-  const pending = [...(jobs[job]?.needs ?? [])];
-  while (pending.length) {
-    const n = pending.pop() as string;
-    if (seen.has(n)) continue;
-    seen.add(n);
-    pending.push(...(jobs[n]?.needs ?? []));
-  }
-  return [...seen];
 }
 
 /** Evaluates a run's frozen output annotations against job statuses (its own, or a child's). */
