@@ -9,7 +9,7 @@ import { statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
 import { LeaderElector, type LeaderOptions } from '../src/kube/leader.js';
 import { WorkQueue } from '../src/kube/queue.js';
-import { LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
+import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { log } from '../src/telemetry/log.js';
 import { eventRecorder } from './events.js';
 import { reconcileWorkflowRun, type Caches, type Snapshot } from './workflowrun.js';
@@ -76,8 +76,12 @@ export class Manager {
     this.caches = {
       workflowRuns: new ResilientInformer<WorkflowRun>(kc, {
         path: '/apis/kruntimes.io/v1alpha1/workflowruns',
+        indexLabels: [LABEL_PARENT_UID],
       }),
-      runs: new ResilientInformer<Run>(kc, { path: '/apis/kruntimes.io/v1alpha1/runs' }),
+      runs: new ResilientInformer<Run>(kc, {
+        path: '/apis/kruntimes.io/v1alpha1/runs',
+        indexLabels: [LABEL_WORKFLOWRUN_UID],
+      }),
       workflows: new ResilientInformer<Workflow>(kc, { path: '/apis/kruntimes.io/v1alpha1/workflows' }),
       snapshots: new ResilientInformer<Snapshot>(kc, {
         path: '/apis/apps/v1/controllerrevisions',

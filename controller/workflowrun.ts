@@ -53,10 +53,9 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
       snapshot && snapshot.metadata.ownerReferences?.some((o) => o.uid === uid)
         ? snapshot.data?.spec
         : undefined,
-    runs: caches.runs.list(namespace).filter((r) => r.metadata.labels?.[LABEL_WORKFLOWRUN_UID] === uid),
-    children: caches.workflowRuns
-      .list(namespace)
-      .filter((c) => c.metadata.labels?.[LABEL_PARENT_UID] === uid),
+    // UIDs are unique across namespaces, so the label indexes need no namespace filter.
+    runs: caches.runs.withLabel(LABEL_WORKFLOWRUN_UID, uid),
+    children: caches.workflowRuns.withLabel(LABEL_PARENT_UID, uid),
     workflow: (n) => caches.workflows.get(namespace, n),
     takenByOther: (kind, n) => {
       const found = kind === 'Run' ? caches.runs.get(namespace, n) : caches.workflowRuns.get(namespace, n);

@@ -7,7 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { log } from '../telemetry/log.js';
 
 export interface KubeObject {
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
 }
 
 export interface InformerOptions {
@@ -21,6 +21,8 @@ export interface InformerOptions {
   minBackoffMs?: number;
   maxBackoffMs?: number;
   labelSelector?: string;
+  /** Label keys to index, so owners find their objects without scanning a namespace. */
+  indexLabels?: string[];
 }
 
 type Events<T> = { add: [T]; update: [T, T]; delete: [T]; synced: [] };
@@ -28,6 +30,8 @@ type Events<T> = { add: [T]; update: [T, T]; delete: [T]; synced: [] };
 export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events<T>> {
   private readonly items = new Map<string, T>();
   private readonly byNamespace = new Map<string, Map<string, T>>();
+  /** label key -> label value -> object keys */
+  private readonly byLabel = new Map<string, Map<string, Set<string>>>();
   private resourceVersion = '';
   private running = false;
   private abort: AbortController | undefined;
@@ -35,7 +39,9 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   private failures = 0;
   private synced = false;
   private resyncTimer: NodeJS.Timeout | undefined;
-  private readonly opts: Required<Omit<InformerOptions, 'labelSelector'>> & { labelSelector?: string };
+  private readonly opts: Required<Omit<InformerOptions, 'labelSelector' | 'indexLabels'>> & {
+    labelSelector?: string;
+  };
 
   constructor(
     private readonly kc: k8s.KubeConfig,
@@ -49,6 +55,29 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
       maxBackoffMs: 30_000,
       ...opts,
     };
+    for (const label of opts.indexLabels ?? []) this.byLabel.set(label, new Map());
+  }
+
+  /** Objects whose label `label` (an indexed one) has `value`. */
+  withLabel(label: string, value: string): T[] {
+    const keys = this.byLabel.get(label)?.get(value);
+    if (!keys) return [];
+    return [...keys].map((k) => this.items.get(k)).filter((o): o is T => o !== undefined);
+  }
+
+  private index(obj: T, key: string, add: boolean): void {
+    for (const [label, values] of this.byLabel) {
+      const v = obj.metadata?.labels?.[label];
+      if (v === undefined) continue;
+      let keys = values.get(v);
+      if (add) {
+        if (!keys) values.set(v, (keys = new Set()));
+        keys.add(key);
+      } else if (keys) {
+        keys.delete(key);
+        if (keys.size === 0) values.delete(v);
+      }
+    }
   }
 
   static key(o: KubeObject): string {
@@ -190,7 +219,9 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     const key = ResilientInformer.key(obj);
     const old = this.items.get(key);
     if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
+    if (old) this.index(old, key, false);
     this.items.set(key, obj);
+    this.index(obj, key, true);
     const ns = obj.metadata?.namespace ?? '';
     let m = this.byNamespace.get(ns);
     if (!m) this.byNamespace.set(ns, (m = new Map()));
@@ -203,6 +234,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     const key = ResilientInformer.key(obj);
     const old = this.items.get(key);
     if (!old) return;
+    this.index(old, key, false);
     this.items.delete(key);
     this.byNamespace.get(obj.metadata?.namespace ?? '')?.delete(obj.metadata?.name ?? '');
     this.emit('delete', old);
