@@ -39,7 +39,7 @@ export interface ReconcileDeps {
 
 const crd = (plural: string, namespace: string) => ({ group: GROUP, version: VERSION, plural, namespace });
 
-/** Returns true when the run is terminal (no requeue needed). */
+/** One reconcile of the WorkflowRun at `namespace/name`; throws to be retried. */
 export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Promise<void> {
   const [namespace, name] = key.split('/') as [string, string];
   const { caches } = deps;

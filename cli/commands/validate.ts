@@ -48,9 +48,7 @@ export function validateManifests(paths: string[]): ValidateOutput {
     let result: ValidationResult;
     switch (obj.kind) {
       case 'Workflow': {
-        const others = new Map(here);
-        others.delete(obj.metadata?.name ?? '');
-        result = validateWorkflow(m.object as Workflow, { others });
+        result = validateWorkflow(m.object as Workflow, { others: here });
         break;
       }
       case 'WorkflowRun':

@@ -24,6 +24,8 @@ export interface CallGraphOptions {
 export interface CallGraphResult {
   /** The first error in sorted traversal order, or null. */
   error: string | null;
+  /** The chain of Workflow names the error names, root first. */
+  path?: string[];
   /** Missing Workflows, when `missing` is `warning`. */
   warnings: string[];
 }
@@ -62,7 +64,10 @@ function computeCallees(wf: CallingWorkflow): string[] {
 }
 
 class Stop {
-  constructor(readonly error: string) {}
+  constructor(
+    readonly error: string,
+    readonly path: string[],
+  ) {}
 }
 
 /**
@@ -87,7 +92,7 @@ function* traverse<W extends CallingWorkflow>(
     else loaded.set(name, (wf = yield name));
     const path = [...stack, name];
     if (wf === undefined) {
-      if (options.missing !== 'warning') throw new Stop(notFoundError(path));
+      if (options.missing !== 'warning') throw new Stop(notFoundError(path), path);
       const w = notFoundError(path);
       if (!warnings.includes(w)) warnings.push(w);
       return 1;
@@ -95,13 +100,14 @@ function* traverse<W extends CallingWorkflow>(
     stack.push(name);
     let h = 1;
     for (const callee of calleesOf(wf)) {
-      if (stack.includes(callee)) throw new Stop(cycleError([...stack, callee]));
+      if (stack.includes(callee)) throw new Stop(cycleError([...stack, callee]), [...stack, callee]);
       const known = height.get(callee);
       if (known !== undefined && stack.length + known <= maxDepth) {
         h = Math.max(h, 1 + known);
         continue;
       }
-      if (stack.length + 1 > maxDepth) throw new Stop(depthError([...stack, callee], maxDepth));
+      if (stack.length + 1 > maxDepth)
+        throw new Stop(depthError([...stack, callee], maxDepth), [...stack, callee]);
       h = Math.max(h, 1 + (yield* visit(callee)));
     }
     stack.pop();
@@ -113,7 +119,7 @@ function* traverse<W extends CallingWorkflow>(
     yield* visit(root);
     return { error: null, warnings };
   } catch (e) {
-    if (e instanceof Stop) return { error: e.error, warnings };
+    if (e instanceof Stop) return { error: e.error, path: e.path, warnings };
     throw e;
   }
 }

@@ -60,16 +60,17 @@ function deepestCalleeChain<W extends CallingWorkflow>(name: string, all: Map<st
 }
 
 /**
- * Validates `candidate` as it would stand among `others` (the namespace's Workflows, `candidate`'s
- * old version replaced): cycles and depth below it, then depth through its deepest caller chain.
+ * Validates `candidate` as it would stand among `others` (the namespace's Workflows; an old version
+ * of `candidate` among them is replaced): cycles and depth below it, then depth through its deepest caller chain.
  * Missing Workflows are warnings (calls are late-bound).
  */
 export function validateWorkflowInGraph<W extends CallingWorkflow>(
   name: string,
   candidate: W,
-  others: Map<string, W>,
+  others: ReadonlyMap<string, W>,
   maxDepth = MAX_CALL_DEPTH,
 ): CallGraphResult {
+  // The one overlay: callers pass the namespace as cached, old version of `name` included.
   const all = new Map(others);
   all.set(name, candidate);
   const below = validateCallGraphSync(name, (n) => all.get(n), { missing: 'warning', maxDepth });
@@ -77,10 +78,8 @@ export function validateWorkflowInGraph<W extends CallingWorkflow>(
   const up = deepestCallerChain(name, all);
   const down = deepestCalleeChain(name, all);
   if (up.length + down.length - 1 > maxDepth) {
-    return {
-      error: depthError([...up, ...down.slice(1)].slice(0, maxDepth + 1), maxDepth),
-      warnings: below.warnings,
-    };
+    const path = [...up, ...down.slice(1)].slice(0, maxDepth + 1);
+    return { error: depthError(path, maxDepth), path, warnings: below.warnings };
   }
   return below;
 }

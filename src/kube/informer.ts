@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import * as k8s from '@kubernetes/client-node';
 import { log } from '../telemetry/log.js';
+import { rawJson } from './raw.js';
 
 export interface KubeObject {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
@@ -158,11 +159,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     const query = this.opts.labelSelector
       ? `?labelSelector=${encodeURIComponent(this.opts.labelSelector)}`
       : '';
-    const cluster = this.kc.getCurrentCluster();
-    if (!cluster) throw new Error('kubeconfig has no current cluster');
-    const opts: import('node:https').RequestOptions = {};
-    await this.kc.applyToHTTPSOptions(opts);
-    const res = await fetchJson(`${cluster.server}${this.opts.path}${query}`, opts);
+    const res = await rawJson(this.kc, 'GET', `${this.opts.path}${query}`);
     const list = res as { items?: T[]; metadata?: { resourceVersion?: string } };
     const seen = new Set<string>();
     for (const item of list.items ?? []) {
@@ -239,22 +236,4 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     this.byNamespace.get(obj.metadata?.namespace ?? '')?.delete(obj.metadata?.name ?? '');
     this.emit('delete', old);
   }
-}
-
-async function fetchJson(url: string, opts: import('node:https').RequestOptions): Promise<unknown> {
-  const https = await import('node:https');
-  return new Promise((resolve, reject) => {
-    const req = https.get(url, { ...opts, timeout: 30_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if ((res.statusCode ?? 500) >= 300)
-          reject(new Error(`list ${url}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-        else resolve(JSON.parse(text));
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`list ${url}: timed out`)));
-    req.on('error', reject);
-  });
 }

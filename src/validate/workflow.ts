@@ -18,7 +18,7 @@ import { structural } from './structural.js';
 
 export interface WorkflowContext {
   /** The namespace's other Workflows, for the call-graph check; omitted offline. */
-  others?: Map<string, CallingWorkflow>;
+  others?: ReadonlyMap<string, CallingWorkflow>;
 }
 
 /** The frozen output contract a call materializes: one annotation per output expression. */
@@ -77,7 +77,7 @@ export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): Valid
 
   if (ctx.others && errors.length === 0 && name) {
     const graph = validateWorkflowInGraph(name, wf as CallingWorkflow, ctx.others);
-    if (graph.error) errors.push(fieldError(graphErrorField(name, spec.jobs, graph.error), graph.error));
+    if (graph.error) errors.push(fieldError(graphErrorField(name, spec.jobs, graph.path), graph.error));
     warnings.push(
       ...graph.warnings.map((w) => `${w} (calls are late-bound: it must exist when the job runs)`),
     );
@@ -85,14 +85,13 @@ export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): Valid
   return { errors, warnings };
 }
 
-/** The job a call-graph error starts from, when it starts at this Workflow: `A -> B ...` names the job calling B. */
+/** The job a call-graph error starts from, when its path starts at this Workflow (`A -> B ...` names the job calling B). */
 export function graphErrorField(
   self: string,
   jobs: Record<string, { uses?: string }>,
-  error: string,
+  path: string[] | undefined,
 ): string {
-  const path = error.slice(error.indexOf(': ') + 2).split(' -> ');
-  if (path[0] !== self || path.length < 2) return 'spec.jobs';
+  if (!path || path[0] !== self || path.length < 2) return 'spec.jobs';
   const job = Object.keys(jobs)
     .sort()
     .find((j) => jobs[j]?.uses === path[1]);

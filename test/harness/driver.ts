@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Run } from '../../src/api/types.js';
 import { crd, type Clients } from '../../src/kube/client.js';
 
@@ -96,7 +97,6 @@ export class RunDriver {
   }
 
   private async setStatus(name: string, status: Record<string, unknown>): Promise<void> {
-    const { PatchStrategy, setHeaderOptions } = await import('@kubernetes/client-node');
     await this.clients.custom.patchNamespacedCustomObjectStatus(
       { ...crd('runs', this.namespace), name, body: { status } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),

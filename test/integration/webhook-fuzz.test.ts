@@ -1,8 +1,8 @@
 // 10,000 random and mutated AdmissionReview bodies sent straight to the webhook process over TLS:
 // no crash, every answer a valid AdmissionReview (or a 4xx for a body that is not JSON), the
 // process stays up. Seeded, so a failure can be replayed.
-import { Agent, request } from 'node:https';
-import { processAlive, webhookEndpoint } from '../harness/webhook.js';
+import { Agent } from 'node:https';
+import { postReview, processAlive, webhookEndpoint } from '../harness/webhook.js';
 
 const TOTAL = 10_000;
 const CONCURRENCY = 16;
@@ -141,30 +141,6 @@ function randomBody(i: number): { body: string; json: boolean } {
   return { body: text.replace(DEEP_MARKER, () => deepText(Math.floor(rand() * 100_000))), json: true };
 }
 
-function post(agent: Agent, port: number, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/validate',
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json' },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 function isReview(text: string): boolean {
   const r = JSON.parse(text) as { apiVersion?: unknown; kind?: unknown; response?: Record<string, unknown> };
   const res = r.response;
@@ -188,7 +164,7 @@ it(`answers ${TOTAL} random and mutated reviews without a crash or a 5xx`, async
     while (next < TOTAL) {
       const i = next++;
       const { body, json } = randomBody(i);
-      const res = await post(agent, port, body);
+      const res = await postReview(agent, port, body);
       answered++;
       // The catch-all answer is valid, but means a rule threw on input it should have refused.
       if (res.text.includes('the webhook could not evaluate this object')) {
@@ -204,7 +180,7 @@ it(`answers ${TOTAL} random and mutated reviews without a crash or a 5xx`, async
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   // An oversize body is refused with a 4xx too.
-  const big = await post(
+  const big = await postReview(
     agent,
     port,
     JSON.stringify({

@@ -38,9 +38,10 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
   switch (kind.kind) {
     case 'Workflow': {
       const index = deps.workflows;
-      const others = index ? new Map(index.inNamespace(namespace)) : undefined;
-      others?.delete(name);
-      result = validateWorkflow(req.object as unknown as Workflow, others ? { others } : {});
+      result = validateWorkflow(
+        req.object as unknown as Workflow,
+        index ? { others: index.inNamespace(namespace) } : {},
+      );
       break;
     }
     case 'WorkflowRun': {
