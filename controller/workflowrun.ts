@@ -164,8 +164,6 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
       return;
-    case 'event':
-      deps.events.record(run, action.kind, action.reason, action.message);
   }
 }
 

@@ -43,8 +43,7 @@ export type Action =
   | { type: 'createRun'; run: Run }
   | { type: 'createChild'; child: WorkflowRun }
   | { type: 'cancelRun'; name: string }
-  | { type: 'cancelChild'; name: string }
-  | { type: 'event'; kind: 'Normal' | 'Warning'; reason: string; message: string };
+  | { type: 'cancelChild'; name: string };
 
 export interface Plan {
   status: WorkflowRunStatus;
