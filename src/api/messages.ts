@@ -5,6 +5,7 @@ export const MSG = {
   jobsImmutable: 'spec.jobs is immutable after creation',
   cancelOneWay: 'spec.cancelRequested cannot go back to false',
   scriptImmutable: 'spec.script is immutable after creation',
+  runPhaseFinal: 'status.phase: a Run that ended (Succeeded, Failed, Timeout, Cancelled) keeps its phase',
   callJobShape: 'a call job cannot have steps, runs-on or outputs',
   inlineJobShape: 'an inline job needs runs-on and steps',
   withOnlyOnCall: 'with is only allowed on a call job (uses)',

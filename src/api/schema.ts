@@ -291,28 +291,41 @@ export const runSpecSchema: Schema = obj(
   },
 );
 
-export const runStatusSchema: Schema = obj('Observed state of the Run.', {
-  phase: phase('Phase of the Run.', RUN_PHASES),
-  assignedTo: str('Identity of the agent that claimed the Run.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
-  attempts: int('Times the Run was claimed.', { minimum: 0 }),
-  startTime: time('When the script started.'),
-  completionTime: time('When the script ended.'),
-  heartbeatTime: time('Last sign of life from the agent running it.'),
-  exitCode: int('Exit code of the script.'),
-  reason: str('Machine-readable reason of the phase, such as NonZeroExit or OutputsTooLarge.', {
-    maxLength: 128,
-  }),
-  message: str('Human-readable details.', { maxLength: 32768 }),
-  outputs: outputValues('Outputs the script wrote to $KRT_OUTPUT.'),
-  logTail: str('The last few KiB of output; full logs stay with runtimed.', {
-    maxLength: L.MAX_LOG_TAIL_BYTES,
-  }),
-  control: obj('Workflow control the script wrote to $KRT_CONTROL.', {
-    suspend: bool('Suspend the job until the suspend label is removed.'),
-    retryAfter: str('Re-execute the job after this duration, such as 10m.', { maxLength: 32 }),
-    message: str('Why.', { maxLength: 32768 }),
-  }),
-});
+export const runStatusSchema: Schema = obj(
+  'Observed state of the Run.',
+  {
+    phase: phase('Phase of the Run.', RUN_PHASES),
+    assignedTo: str('Identity of the agent that claimed the Run.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
+    attempts: int('Times the Run was claimed.', { minimum: 0 }),
+    startTime: time('When the script started.'),
+    completionTime: time('When the script ended.'),
+    heartbeatTime: time('Last sign of life from the agent running it.'),
+    exitCode: int('Exit code of the script.'),
+    reason: str('Machine-readable reason of the phase, such as NonZeroExit or OutputsTooLarge.', {
+      maxLength: 128,
+    }),
+    message: str('Human-readable details.', { maxLength: 32768 }),
+    outputs: outputValues('Outputs the script wrote to $KRT_OUTPUT.'),
+    logTail: str('The last few KiB of output; full logs stay with runtimed.', {
+      maxLength: L.MAX_LOG_TAIL_BYTES,
+    }),
+    control: obj('Workflow control the script wrote to $KRT_CONTROL.', {
+      suspend: bool('Suspend the job until the suspend label is removed.'),
+      retryAfter: str('Re-execute the job after this duration, such as 10m.', { maxLength: 32 }),
+      message: str('Why.', { maxLength: 32768 }),
+    }),
+  },
+  {
+    // One stable terminal phase: an agent that finishes late cannot overwrite a cancellation or a
+    // re-queued attempt's result (DESIGN.md §3).
+    'x-kubernetes-validations': [
+      {
+        rule: "!has(oldSelf.phase) || !(oldSelf.phase in ['Succeeded', 'Failed', 'Timeout', 'Cancelled']) || (has(self.phase) && self.phase == oldSelf.phase)",
+        message: MSG.runPhaseFinal,
+      },
+    ],
+  },
+);
 
 /** The root of a namespaced custom resource with spec and status. */
 export function rootSchema(

@@ -1,0 +1,42 @@
+// The $KRT_CONTROL file (DESIGN.md §4; the second seed's workflow-control.yaml): `retryAfter`,
+// `suspend` and `message`, read after a step into Run.status.control.
+import { parse } from 'yaml';
+import type { RunStatus } from '../api/types.js';
+
+export const MAX_CONTROL_FILE_BYTES = 32 * 1024;
+/** Go-style durations as the seed writes them: 30s, 10m, 1h30m. */
+const DURATION = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
+
+export type Control = NonNullable<RunStatus['control']>;
+
+/** undefined for an empty or absent file; an error text for one that breaks the schema. */
+export function parseControl(text: string): { control?: Control } | { error: string } {
+  if (Buffer.byteLength(text) > MAX_CONTROL_FILE_BYTES)
+    return { error: `$KRT_CONTROL is larger than ${MAX_CONTROL_FILE_BYTES} bytes` };
+  if (text.trim() === '') return {};
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (e) {
+    return {
+      error: `$KRT_CONTROL is not YAML: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`,
+    };
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) return { error: '$KRT_CONTROL must be a mapping' };
+  const control: Control = {};
+  for (const [k, v] of Object.entries(doc)) {
+    if (k === 'suspend') {
+      if (typeof v !== 'boolean') return { error: '$KRT_CONTROL suspend: must be true or false' };
+      control.suspend = v;
+    } else if (k === 'retryAfter') {
+      if (typeof v !== 'string' || !DURATION.test(v))
+        return { error: '$KRT_CONTROL retryAfter: must be a duration such as 30s, 10m or 1h' };
+      control.retryAfter = v;
+    } else if (k === 'message') {
+      if (typeof v !== 'string') return { error: '$KRT_CONTROL message: must be a string' };
+      control.message = v.slice(0, 32768);
+    } else return { error: `$KRT_CONTROL ${k}: unknown field (allowed: retryAfter, suspend, message)` };
+  }
+  return Object.keys(control).length ? { control } : {};
+}

@@ -1,0 +1,121 @@
+// The life of a Run as runtimed sees it, as pure functions of what was observed: claiming,
+// staleness, re-queueing and the one terminal status an execution ends in.
+import type { Run, RunStatus } from '../api/types.js';
+import { MAX_LOG_TAIL_BYTES } from '../limits.js';
+import { parseControl } from './control.js';
+import { MAX_OUTPUT_FILE_BYTES, parseOutputs } from './outputs.js';
+
+export const TERMINAL_RUN_PHASES: ReadonlySet<string> = new Set([
+  'Succeeded',
+  'Failed',
+  'Timeout',
+  'Cancelled',
+]);
+
+export function isTerminal(run: Run): boolean {
+  return TERMINAL_RUN_PHASES.has(run.status?.phase ?? '');
+}
+
+/** Not yet claimed: no phase, or Pending (new, or put back after its agent went silent). */
+export function isClaimable(run: Run): boolean {
+  const phase = run.status?.phase;
+  return phase === undefined || phase === 'Pending';
+}
+
+/** The status that claims a Run: applied with the observed resourceVersion as precondition. */
+export function claimStatus(run: Run, identity: string, now: Date): RunStatus {
+  const t = now.toISOString();
+  return {
+    phase: 'Running',
+    assignedTo: identity,
+    attempts: (run.status?.attempts ?? 0) + 1,
+    startTime: t,
+    heartbeatTime: t,
+  };
+}
+
+/** A claimed Run whose agent has not shown life for `staleMs` (it crashed or lost the API server). */
+export function isStale(run: Run, now: Date, staleMs: number): boolean {
+  const s = run.status;
+  if (!s || (s.phase !== 'Running' && s.phase !== 'Scheduled')) return false;
+  const last = Date.parse(s.heartbeatTime ?? s.startTime ?? '');
+  return !Number.isFinite(last) || now.getTime() - last > staleMs;
+}
+
+/** Back to Pending for another agent, the attempt count kept (execution is at-least-once). */
+export function requeueStatus(run: Run, message: string): RunStatus {
+  return { phase: 'Pending', attempts: run.status?.attempts ?? 0, message };
+}
+
+/** The last `max` bytes of the output as text, never starting inside a UTF-8 character. */
+export function logTail(output: Buffer, max = MAX_LOG_TAIL_BYTES): string {
+  let start = Math.max(0, output.length - max);
+  // Skip continuation bytes (10xxxxxx) so the tail does not begin with half a character.
+  while (start < output.length && start > 0 && ((output[start] ?? 0) & 0xc0) === 0x80) start++;
+  return output.subarray(start).toString('utf8');
+}
+
+export interface Ending {
+  exitCode: number | null;
+  signal: string | null;
+  /** Why runtimed stopped the script, if it did. */
+  stoppedFor?: 'timeout' | 'cancel';
+  /** The process could not be started. */
+  startError?: string;
+  /** The text of $KRT_OUTPUT, or its size when it was too large to read. */
+  outputFile: string | { bytes: number };
+  controlFile: string;
+  tail: string;
+  timeoutSeconds?: number;
+  now: Date;
+}
+
+/** The terminal status of one execution: one phase, a machine reason and a human message. */
+export function endStatus(
+  e: Ending,
+): Pick<
+  RunStatus,
+  'phase' | 'exitCode' | 'reason' | 'message' | 'outputs' | 'control' | 'logTail' | 'completionTime'
+> {
+  const base = {
+    completionTime: e.now.toISOString(),
+    logTail: e.tail,
+    ...(e.exitCode !== null ? { exitCode: e.exitCode } : {}),
+  };
+  if (e.startError) return { ...base, phase: 'Failed', reason: 'StartError', message: e.startError };
+  if (e.stoppedFor === 'timeout')
+    return {
+      ...base,
+      phase: 'Timeout',
+      reason: 'Timeout',
+      message: `stopped after timeoutSeconds ${e.timeoutSeconds ?? '?'}`,
+    };
+  if (e.stoppedFor === 'cancel')
+    return { ...base, phase: 'Cancelled', reason: 'Cancelled', message: 'cancelled on request' };
+  if (e.signal)
+    return { ...base, phase: 'Failed', reason: 'Signaled', message: `the script was killed by ${e.signal}` };
+  if (e.exitCode !== 0)
+    return {
+      ...base,
+      phase: 'Failed',
+      reason: 'NonZeroExit',
+      message: `the script exited with code ${e.exitCode}`,
+    };
+  const out =
+    typeof e.outputFile === 'string'
+      ? parseOutputs(e.outputFile)
+      : ({
+          reason: 'OutputsTooLarge',
+          message: `$KRT_OUTPUT holds ${e.outputFile.bytes} bytes, more than the limit of ${MAX_OUTPUT_FILE_BYTES}`,
+        } as const);
+  if ('reason' in out) return { ...base, phase: 'Failed', reason: out.reason, message: out.message };
+  const ctl = parseControl(e.controlFile);
+  if ('error' in ctl) return { ...base, phase: 'Failed', reason: 'ControlInvalid', message: ctl.error };
+  return {
+    ...base,
+    phase: 'Succeeded',
+    reason: 'Completed',
+    ...(Object.keys(out.outputs).length ? { outputs: out.outputs } : {}),
+    ...(ctl.control ? { control: ctl.control } : {}),
+  };
+}

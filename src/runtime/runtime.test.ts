@@ -1,0 +1,228 @@
+import type { Run } from '../api/types.js';
+import { MAX_OUTPUTS, MAX_OUTPUT_VALUE_LENGTH } from '../limits.js';
+import { parseControl } from './control.js';
+import {
+  claimStatus,
+  endStatus,
+  isClaimable,
+  isStale,
+  isTerminal,
+  logTail,
+  requeueStatus,
+  type Ending,
+} from './lifecycle.js';
+import { MAX_OUTPUT_FILE_BYTES, parseOutputs } from './outputs.js';
+
+describe('parseOutputs ($KRT_OUTPUT)', () => {
+  it('reads KEY=VALUE lines, keeping "=" inside values and ignoring blank lines', () => {
+    expect(parseOutputs('a=1\n\nurl=http://x/?q=1&r=2\nempty=\n')).toEqual({
+      outputs: { a: '1', url: 'http://x/?q=1&r=2', empty: '' },
+    });
+  });
+  it('reads KEY<<DELIM blocks as multi-line values', () => {
+    expect(parseOutputs('notes<<EOF\nline 1\nline=2\n\nEOF\nafter=yes\n')).toEqual({
+      outputs: { notes: 'line 1\nline=2\n', after: 'yes' },
+    });
+  });
+  it('accepts CRLF line ends', () => {
+    expect(parseOutputs('a=1\r\nb<<X\r\ny\r\nX\r\n')).toEqual({
+      outputs: { a: '1', b: 'y' },
+    });
+  });
+  it('lets a later line win for the same key', () => {
+    expect(parseOutputs('a=1\na=2')).toEqual({ outputs: { a: '2' } });
+  });
+  it('an empty file has no outputs', () => {
+    expect(parseOutputs('')).toEqual({ outputs: {} });
+  });
+  it.each([
+    [
+      'no separator',
+      'justtext\n',
+      '$KRT_OUTPUT line 1: expected KEY=VALUE or KEY<<DELIMITER, got "justtext"',
+    ],
+    ['empty key', '=v\n', '$KRT_OUTPUT line 1: expected KEY=VALUE or KEY<<DELIMITER, got "=v"'],
+    ['bad key', 'a=1\nbad key=v\n', '$KRT_OUTPUT line 2: output name "bad key" must be'],
+    ['unclosed heredoc', 'x<<END\nabc\n', '$KRT_OUTPUT line 1: delimiter "END" of "x" is never closed'],
+    ['heredoc without delimiter', 'x<<\n', '$KRT_OUTPUT line 1: "x<<" needs a delimiter'],
+  ])('%s is OutputsInvalid with the line', (_n, text, message) => {
+    const r = parseOutputs(text);
+    expect(r).toMatchObject({ reason: 'OutputsInvalid' });
+    expect('message' in r && r.message.startsWith(message)).toBe(true);
+  });
+  it('a value over the limit is OutputsTooLarge', () => {
+    expect(parseOutputs(`big=${'x'.repeat(MAX_OUTPUT_VALUE_LENGTH + 1)}`)).toEqual({
+      reason: 'OutputsTooLarge',
+      message: `output "big" holds ${MAX_OUTPUT_VALUE_LENGTH + 1} characters, more than the limit of ${MAX_OUTPUT_VALUE_LENGTH}`,
+    });
+    expect(parseOutputs(`big=${'x'.repeat(MAX_OUTPUT_VALUE_LENGTH)}`)).toMatchObject({ outputs: {} });
+  });
+  it('more outputs than the limit is OutputsTooLarge', () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `k${i}=v`).join('\n');
+    expect(parseOutputs(lines(MAX_OUTPUTS))).toHaveProperty('outputs');
+    expect(parseOutputs(lines(MAX_OUTPUTS + 1))).toEqual({
+      reason: 'OutputsTooLarge',
+      message: `more than ${MAX_OUTPUTS} outputs`,
+    });
+  });
+  it('a file over the byte limit is OutputsTooLarge', () => {
+    const text = `a=${'x'.repeat(MAX_OUTPUT_FILE_BYTES)}`;
+    expect(parseOutputs(text)).toMatchObject({ reason: 'OutputsTooLarge' });
+  });
+});
+
+describe('parseControl ($KRT_CONTROL)', () => {
+  it('reads the three fields', () => {
+    expect(parseControl('retryAfter: 10m\nsuspend: true\nmessage: waiting for approval\n')).toEqual({
+      control: { retryAfter: '10m', suspend: true, message: 'waiting for approval' },
+    });
+  });
+  it('an empty or null document is no control', () => {
+    expect(parseControl('')).toEqual({});
+    expect(parseControl('~\n')).toEqual({});
+    expect(parseControl('{}')).toEqual({});
+  });
+  it.each([
+    ['suspend: yes-please', '$KRT_CONTROL suspend: must be true or false'],
+    ['retryAfter: soon', '$KRT_CONTROL retryAfter: must be a duration such as 30s, 10m or 1h'],
+    ['retryAfter: 10', '$KRT_CONTROL retryAfter: must be a duration such as 30s, 10m or 1h'],
+    ['message: [1]', '$KRT_CONTROL message: must be a string'],
+    ['other: 1', '$KRT_CONTROL other: unknown field (allowed: retryAfter, suspend, message)'],
+    ['- a', '$KRT_CONTROL must be a mapping'],
+  ])('%s is refused', (text, error) => {
+    expect(parseControl(text)).toEqual({ error });
+  });
+  it('bad YAML is refused with the parser first line', () => {
+    const r = parseControl('a: [');
+    expect('error' in r && r.error.startsWith('$KRT_CONTROL is not YAML: ')).toBe(true);
+  });
+});
+
+const run = (status?: Run['status']): Run => ({
+  apiVersion: 'kruntimes.io/v1alpha1',
+  kind: 'Run',
+  metadata: { name: 'r', namespace: 'ns' },
+  spec: { runtime: 'bash', script: 'true' },
+  ...(status ? { status } : {}),
+});
+const now = new Date('2026-12-02T10:00:00.000Z');
+
+describe('Run lifecycle', () => {
+  it('claimable: no phase or Pending only', () => {
+    expect(isClaimable(run())).toBe(true);
+    expect(isClaimable(run({ phase: 'Pending', attempts: 1 }))).toBe(true);
+    for (const phase of ['Scheduled', 'Running', 'Succeeded', 'Failed', 'Timeout', 'Cancelled'] as const)
+      expect(isClaimable(run({ phase }))).toBe(false);
+  });
+  it('terminal phases', () => {
+    expect(
+      ['Succeeded', 'Failed', 'Timeout', 'Cancelled'].every((p) => isTerminal(run({ phase: p as 'Failed' }))),
+    ).toBe(true);
+    expect(isTerminal(run({ phase: 'Running' }))).toBe(false);
+    expect(isTerminal(run())).toBe(false);
+  });
+  it('a claim counts the attempt and starts the heartbeat', () => {
+    expect(claimStatus(run({ phase: 'Pending', attempts: 2 }), 'agent-1', now)).toEqual({
+      phase: 'Running',
+      assignedTo: 'agent-1',
+      attempts: 3,
+      startTime: now.toISOString(),
+      heartbeatTime: now.toISOString(),
+    });
+    expect(claimStatus(run(), 'a', now).attempts).toBe(1);
+  });
+  it('stale: a running Run whose heartbeat is older than the limit', () => {
+    const at = (ms: number) => new Date(now.getTime() - ms).toISOString();
+    expect(isStale(run({ phase: 'Running', heartbeatTime: at(31_000) }), now, 30_000)).toBe(true);
+    expect(isStale(run({ phase: 'Running', heartbeatTime: at(30_000) }), now, 30_000)).toBe(false);
+    expect(isStale(run({ phase: 'Running', startTime: at(40_000) }), now, 30_000)).toBe(true);
+    expect(isStale(run({ phase: 'Running' }), now, 30_000)).toBe(true);
+    expect(isStale(run({ phase: 'Succeeded', heartbeatTime: at(90_000) }), now, 30_000)).toBe(false);
+    expect(isStale(run(), now, 30_000)).toBe(false);
+  });
+  it('a re-queued Run keeps its attempts and says why', () => {
+    expect(
+      requeueStatus(run({ phase: 'Running', attempts: 2, assignedTo: 'x' }), 'agent x went silent'),
+    ).toEqual({
+      phase: 'Pending',
+      attempts: 2,
+      message: 'agent x went silent',
+    });
+  });
+  it('logTail keeps the last bytes and never starts inside a character', () => {
+    expect(logTail(Buffer.from('hello'), 3)).toBe('llo');
+    expect(logTail(Buffer.from('héllo'), 4)).toBe('llo'); // 'é' is 2 bytes: cut inside it, skip it
+    expect(logTail(Buffer.from('héllo'), 5)).toBe('éllo');
+    expect(logTail(Buffer.alloc(0))).toBe('');
+    expect(Buffer.byteLength(logTail(Buffer.from('€'.repeat(3000))))).toBeLessThanOrEqual(4096);
+  });
+});
+
+describe('endStatus', () => {
+  const base: Ending = { exitCode: 0, signal: null, outputFile: '', controlFile: '', tail: 't', now };
+  const done = { completionTime: now.toISOString(), logTail: 't' };
+  it('exit 0 with outputs and control is Succeeded', () => {
+    expect(endStatus({ ...base, outputFile: 'a=1\n', controlFile: 'suspend: true' })).toEqual({
+      ...done,
+      exitCode: 0,
+      phase: 'Succeeded',
+      reason: 'Completed',
+      outputs: { a: '1' },
+      control: { suspend: true },
+    });
+  });
+  it('a non-zero exit is Failed with the code', () => {
+    expect(endStatus({ ...base, exitCode: 3, outputFile: 'broken' })).toEqual({
+      ...done,
+      exitCode: 3,
+      phase: 'Failed',
+      reason: 'NonZeroExit',
+      message: 'the script exited with code 3',
+    });
+  });
+  it('timeout and cancel win over what the killed process reported', () => {
+    expect(
+      endStatus({ ...base, exitCode: null, signal: 'SIGTERM', stoppedFor: 'timeout', timeoutSeconds: 2 }),
+    ).toEqual({
+      ...done,
+      phase: 'Timeout',
+      reason: 'Timeout',
+      message: 'stopped after timeoutSeconds 2',
+    });
+    expect(endStatus({ ...base, exitCode: 143, signal: null, stoppedFor: 'cancel' })).toMatchObject({
+      phase: 'Cancelled',
+      reason: 'Cancelled',
+      exitCode: 143,
+    });
+  });
+  it('a signal runtimed did not send is Failed', () => {
+    expect(endStatus({ ...base, exitCode: null, signal: 'SIGKILL' })).toMatchObject({
+      phase: 'Failed',
+      reason: 'Signaled',
+      message: 'the script was killed by SIGKILL',
+    });
+  });
+  it('bad outputs, too-large outputs and bad control fail a successful script', () => {
+    expect(endStatus({ ...base, outputFile: 'nope' })).toMatchObject({
+      phase: 'Failed',
+      reason: 'OutputsInvalid',
+    });
+    expect(endStatus({ ...base, outputFile: { bytes: 70_000 } })).toMatchObject({
+      phase: 'Failed',
+      reason: 'OutputsTooLarge',
+      message: `$KRT_OUTPUT holds 70000 bytes, more than the limit of ${MAX_OUTPUT_FILE_BYTES}`,
+    });
+    expect(endStatus({ ...base, controlFile: 'suspend: 3' })).toMatchObject({
+      phase: 'Failed',
+      reason: 'ControlInvalid',
+    });
+  });
+  it('a script that could not start is Failed with StartError', () => {
+    expect(endStatus({ ...base, exitCode: null, startError: 'spawn bash ENOENT' })).toEqual({
+      ...done,
+      phase: 'Failed',
+      reason: 'StartError',
+      message: 'spawn bash ENOENT',
+    });
+  });
+});
