@@ -2,7 +2,7 @@
 // staleness, re-queueing and the one terminal status an execution ends in.
 import type { Run, RunStatus } from '../api/types.js';
 import { MAX_LOG_TAIL_BYTES } from '../limits.js';
-import { parseControl } from './control.js';
+import { MAX_CONTROL_FILE_BYTES, parseControl } from './control.js';
 import { MAX_OUTPUT_FILE_BYTES, parseOutputs } from './outputs.js';
 
 export const TERMINAL_RUN_PHASES: ReadonlySet<string> = new Set([
@@ -64,7 +64,8 @@ export interface Ending {
   startError?: string;
   /** The text of $KRT_OUTPUT, or its size when it was too large to read. */
   outputFile: string | { bytes: number };
-  controlFile: string;
+  /** The text of $KRT_CONTROL, or its size when it was too large to read. */
+  controlFile: string | { bytes: number };
   tail: string;
   timeoutSeconds?: number;
   now: Date;
@@ -109,7 +110,12 @@ export function endStatus(
           message: `$KRT_OUTPUT holds ${e.outputFile.bytes} bytes, more than the limit of ${MAX_OUTPUT_FILE_BYTES}`,
         } as const);
   if ('reason' in out) return { ...base, phase: 'Failed', reason: out.reason, message: out.message };
-  const ctl = parseControl(e.controlFile);
+  const ctl =
+    typeof e.controlFile === 'string'
+      ? parseControl(e.controlFile)
+      : {
+          error: `$KRT_CONTROL holds ${e.controlFile.bytes} bytes, more than the limit of ${MAX_CONTROL_FILE_BYTES}`,
+        };
   if ('error' in ctl) return { ...base, phase: 'Failed', reason: 'ControlInvalid', message: ctl.error };
   return {
     ...base,

@@ -216,6 +216,11 @@ describe('endStatus', () => {
       phase: 'Failed',
       reason: 'ControlInvalid',
     });
+    expect(endStatus({ ...base, controlFile: { bytes: 40_000 } })).toMatchObject({
+      phase: 'Failed',
+      reason: 'ControlInvalid',
+      message: '$KRT_CONTROL holds 40000 bytes, more than the limit of 32768',
+    });
   });
   it('a script that could not start is Failed with StartError', () => {
     expect(endStatus({ ...base, exitCode: null, startError: 'spawn bash ENOENT' })).toEqual({

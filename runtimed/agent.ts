@@ -1,0 +1,344 @@
+// The runtime agent: watches Runs of the runtimes it serves, claims Pending ones by an optimistic
+// status update, executes them, reports the end, heartbeats while running, and puts back Runs whose
+// agent went silent. What matters lives in the Run's status, so a restarted agent starts from it.
+import * as k8s from '@kubernetes/client-node';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Run, RunStatus } from '../src/api/types.js';
+import { GROUP, VERSION } from '../src/api/crds.js';
+import { statusCode, statusMessage } from '../src/kube/client.js';
+import { ResilientInformer } from '../src/kube/informer.js';
+import { claimStatus, endStatus, isClaimable, isStale, requeueStatus } from '../src/runtime/lifecycle.js';
+import { log } from '../src/telemetry/log.js';
+import { join } from 'node:path';
+import { Execution } from './execute.js';
+import type { LogStore } from './logstore.js';
+import type { Runtime } from './runtime.js';
+
+export interface AgentOptions {
+  identity: string;
+  /** Namespaces served; empty means all. */
+  namespaces: string[];
+  runtimes: Map<string, Runtime>;
+  concurrency: number;
+  heartbeatMs: number;
+  staleMs: number;
+  graceMs: number;
+  maxLogBytes: number;
+}
+
+interface Active {
+  exec: Execution;
+  run: Run;
+  attempts: number;
+  /** Another agent or a re-queue took the Run: stop without reporting. */
+  lost: boolean;
+}
+
+const key = (r: Run) => `${r.metadata.namespace ?? ''}/${r.metadata.name ?? ''}`;
+const TERMINAL = new Set(['Succeeded', 'Failed', 'Timeout', 'Cancelled']);
+
+export class Agent {
+  readonly registry = new Registry();
+  private readonly informers: ResilientInformer<Run>[];
+  private readonly active = new Map<string, Active>();
+  private readonly claiming = new Set<string>();
+  private accepting = false;
+  private timers: NodeJS.Timeout[] = [];
+  private readonly api: k8s.CustomObjectsApi;
+  private readonly metrics;
+
+  constructor(
+    kc: k8s.KubeConfig,
+    private readonly opts: AgentOptions,
+    private readonly logs: LogStore,
+  ) {
+    this.api = kc.makeApiClient(k8s.CustomObjectsApi);
+    const paths = opts.namespaces.length
+      ? opts.namespaces.map((ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/runs`)
+      : [`/apis/${GROUP}/${VERSION}/runs`];
+    this.informers = paths.map((path) => new ResilientInformer<Run>(kc, { path, resyncMs: 5 * 60_000 }));
+    collectDefaultMetrics({ register: this.registry });
+    const active = this.active;
+    this.metrics = {
+      ended: new Counter({
+        name: 'krt_runtimed_runs_total',
+        help: 'Executions ended, by phase.',
+        labelNames: ['phase'],
+        registers: [this.registry],
+      }),
+      claims: new Counter({
+        name: 'krt_runtimed_claims_total',
+        help: 'Claim attempts, by result (won, lost: another agent was first).',
+        labelNames: ['result'],
+        registers: [this.registry],
+      }),
+      requeued: new Counter({
+        name: 'krt_runtimed_requeued_total',
+        help: 'Runs put back to Pending, by why.',
+        labelNames: ['why'],
+        registers: [this.registry],
+      }),
+      running: new Gauge({
+        name: 'krt_runtimed_running',
+        help: 'Executions running now.',
+        registers: [this.registry],
+        collect() {
+          this.set(active.size);
+        },
+      }),
+    };
+  }
+
+  get running(): number {
+    return this.active.size;
+  }
+
+  healthy(): boolean {
+    return this.informers.every((i) => i.healthy());
+  }
+
+  async start(): Promise<void> {
+    for (const inf of this.informers) {
+      inf.on('add', (r) => this.consider(r));
+      inf.on('update', (_old, r) => this.consider(r));
+    }
+    await Promise.all(this.informers.map((i) => i.start()));
+    // Runs this identity held before a restart are not running here any more: hand them back now
+    // rather than after the heartbeat goes stale.
+    for (const r of this.cached())
+      if (
+        r.status?.assignedTo === this.opts.identity &&
+        r.status.phase === 'Running' &&
+        !this.active.has(key(r))
+      )
+        await this.requeue(r, `agent ${this.opts.identity} restarted`, 'restart');
+    this.accepting = true;
+    this.fill();
+    this.timers.push(setInterval(() => void this.heartbeat(), this.opts.heartbeatMs));
+    this.timers.push(setInterval(() => void this.reapStale(), Math.max(500, this.opts.staleMs / 3)));
+  }
+
+  /** Stops claiming, lets running steps finish until the deadline, then stops and releases the rest. */
+  async shutdown(deadlineMs: number): Promise<void> {
+    this.accepting = false;
+    const until = Date.now() + deadlineMs;
+    while (this.active.size > 0 && Date.now() < until) await sleep(100);
+    const left = [...this.active.values()];
+    for (const a of left) a.exec.stop('release');
+    await Promise.all(left.map((a) => a.exec.done.catch(() => undefined)));
+    while (this.active.size > 0) await sleep(20);
+    for (const t of this.timers) clearInterval(t);
+    for (const i of this.informers) i.stop();
+  }
+
+  private cached(): Run[] {
+    return this.informers.flatMap((i) => i.list());
+  }
+
+  private serves(r: Run): Runtime | undefined {
+    return this.opts.runtimes.get(r.spec.runtime);
+  }
+
+  private slots(): number {
+    return this.opts.concurrency - this.active.size - this.claiming.size;
+  }
+
+  private consider(r: Run): void {
+    if (!this.serves(r)) return;
+    const a = this.active.get(key(r));
+    if (a) {
+      if (r.spec.cancelRequested) a.exec.stop('cancel');
+      return;
+    }
+    if (!isClaimable(r) || this.claiming.has(key(r)) || !this.accepting) return;
+    if (r.spec.cancelRequested) void this.cancelUnclaimed(r);
+    else if (this.slots() > 0) void this.claim(r);
+  }
+
+  /** Offers free slots to waiting Runs, oldest first, with a little shuffle so agents collide less. */
+  private fill(): void {
+    if (!this.accepting || this.slots() <= 0) return;
+    const waiting = this.cached()
+      .filter((r) => this.serves(r) && isClaimable(r) && !this.claiming.has(key(r)))
+      .sort((a, b) =>
+        String(a.metadata.creationTimestamp ?? '').localeCompare(String(b.metadata.creationTimestamp ?? '')),
+      );
+    const window = waiting.slice(0, this.slots() * 4).sort(() => Math.random() - 0.5);
+    for (const r of window) {
+      if (this.slots() <= 0) break;
+      this.consider(r);
+    }
+  }
+
+  private async patchStatus(r: Run, body: object, type: string): Promise<Run> {
+    return (await this.api.patchNamespacedCustomObjectStatus(
+      {
+        group: GROUP,
+        version: VERSION,
+        plural: 'runs',
+        namespace: r.metadata.namespace ?? '',
+        name: r.metadata.name ?? '',
+        body,
+      },
+      k8s.setHeaderOptions('Content-Type', type),
+    )) as Run;
+  }
+
+  /** A merge patch that carries the observed resourceVersion: it fails with 409 if the Run changed. */
+  private optimistic(r: Run, status: RunStatus | Record<string, unknown>): Promise<Run> {
+    return this.patchStatus(
+      r,
+      { metadata: { resourceVersion: r.metadata.resourceVersion }, status },
+      k8s.PatchStrategy.MergePatch,
+    );
+  }
+
+  /** A JSON patch that applies only while this agent still holds the same attempt. */
+  private owned(r: Run, attempts: number, ops: object[]): Promise<Run> {
+    return this.patchStatus(
+      r,
+      [
+        { op: 'test', path: '/status/assignedTo', value: this.opts.identity },
+        { op: 'test', path: '/status/attempts', value: attempts },
+        { op: 'test', path: '/status/phase', value: 'Running' },
+        ...ops,
+      ],
+      k8s.PatchStrategy.JsonPatch,
+    );
+  }
+
+  private async cancelUnclaimed(r: Run): Promise<void> {
+    this.claiming.add(key(r));
+    try {
+      await this.optimistic(r, {
+        phase: 'Cancelled',
+        reason: 'Cancelled',
+        message: 'cancelled before it started',
+        completionTime: new Date().toISOString(),
+      });
+      this.metrics.ended.inc({ phase: 'Cancelled' });
+    } catch (e) {
+      if (statusCode(e) !== 409 && statusCode(e) !== 404)
+        log.warn({ run: key(r), err: statusMessage(e) }, 'cancel failed');
+    } finally {
+      this.claiming.delete(key(r));
+    }
+  }
+
+  private async claim(r: Run): Promise<void> {
+    const k = key(r);
+    this.claiming.add(k);
+    let claimed: Run;
+    const status = claimStatus(r, this.opts.identity, new Date());
+    try {
+      // Fields of an earlier attempt are cleared; a merge patch removes a key set to null.
+      claimed = await this.optimistic(r, {
+        ...status,
+        reason: null,
+        message: null,
+        exitCode: null,
+        completionTime: null,
+      });
+      this.metrics.claims.inc({ result: 'won' });
+    } catch (e) {
+      this.claiming.delete(k);
+      if (statusCode(e) === 409 || statusCode(e) === 404) this.metrics.claims.inc({ result: 'lost' });
+      else log.warn({ run: k, err: statusMessage(e) }, 'claim failed');
+      return;
+    }
+    const attempts = status.attempts ?? 1;
+    const runtime = this.serves(r) as Runtime;
+    const logFile = await this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
+    const exec = new Execution(claimed, runtime, {
+      dir: join(this.logs.dataDir, 'work', `${r.metadata.uid ?? ''}-${attempts}`),
+      logFile,
+      maxLogBytes: this.opts.maxLogBytes,
+      graceMs: this.opts.graceMs,
+    });
+    const a: Active = { exec, run: claimed, attempts, lost: false };
+    this.active.set(k, a);
+    this.claiming.delete(k);
+    log.info({ run: k, attempt: attempts }, 'claimed');
+    // A cancellation that arrived while claiming is in the cache already.
+    const latest = this.informers
+      .map((i) => i.get(r.metadata.namespace ?? '', r.metadata.name ?? ''))
+      .find(Boolean);
+    if (latest?.spec.cancelRequested) exec.stop('cancel');
+    try {
+      const ending = await exec.done;
+      if (a.lost) return;
+      if (exec.stopReason === 'release') {
+        await this.requeue(
+          claimed,
+          `agent ${this.opts.identity} shut down before the step ended`,
+          'shutdown',
+          attempts,
+        );
+        return;
+      }
+      const end = endStatus({ ...ending, now: new Date() });
+      await this.owned(claimed, attempts, [
+        { op: 'replace', path: '/status', value: { ...status, heartbeatTime: end.completionTime, ...end } },
+      ]);
+      this.metrics.ended.inc({ phase: end.phase ?? '' });
+      log.info({ run: k, phase: end.phase, exitCode: end.exitCode }, 'ended');
+    } catch (e) {
+      log.warn(
+        { run: k, err: statusMessage(e) },
+        'could not report the end; the Run will be re-queued when stale',
+      );
+    } finally {
+      this.active.delete(k);
+      this.fill();
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    const now = new Date().toISOString();
+    await Promise.all(
+      [...this.active.entries()].map(async ([k, a]) => {
+        try {
+          await this.owned(a.run, a.attempts, [{ op: 'replace', path: '/status/heartbeatTime', value: now }]);
+        } catch (e) {
+          const code = statusCode(e);
+          if (code === 404 || code === 409 || code === 422) {
+            // The Run was deleted, re-queued or ended by someone else: this execution is not its own.
+            log.warn({ run: k, err: statusMessage(e) }, 'lost the Run; stopping its step');
+            a.lost = true;
+            a.exec.stop('release');
+          }
+        }
+      }),
+    );
+  }
+
+  private async reapStale(): Promise<void> {
+    const now = new Date();
+    for (const r of this.cached()) {
+      if (!this.serves(r) || this.active.has(key(r)) || TERMINAL.has(r.status?.phase ?? '')) continue;
+      if (isStale(r, now, this.opts.staleMs))
+        await this.requeue(
+          r,
+          `agent ${r.status?.assignedTo ?? '?'} sent no heartbeat for ${Math.round(this.opts.staleMs / 1000)}s`,
+          'stale',
+        );
+    }
+  }
+
+  /** Back to Pending, attempts kept; a conflict means someone else already acted, which is fine. */
+  private async requeue(r: Run, message: string, why: string, attempts?: number): Promise<void> {
+    const status = { ...requeueStatus(r, message), assignedTo: null, startTime: null, heartbeatTime: null };
+    try {
+      if (attempts !== undefined)
+        await this.owned(r, attempts, [{ op: 'replace', path: '/status', value: requeueStatus(r, message) }]);
+      else await this.optimistic(r, status);
+      this.metrics.requeued.inc({ why });
+      log.info({ run: key(r), why }, 're-queued');
+    } catch (e) {
+      if (![404, 409, 422].includes(statusCode(e) ?? 0))
+        log.warn({ run: key(r), err: statusMessage(e) }, 're-queue failed');
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

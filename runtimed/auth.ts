@@ -1,0 +1,52 @@
+// Who may read a Run's log: the API server decides. The bearer token is checked with a TokenReview
+// and the user with a SubjectAccessReview for `get runs/log` in the Run's namespace, the same
+// question `kubectl auth can-i get runs/log` asks.
+import * as k8s from '@kubernetes/client-node';
+import { GROUP } from '../src/api/crds.js';
+
+export type Decision =
+  { allowed: true; user: string } | { allowed: false; status: 401 | 403; message: string };
+
+export class LogAuthorizer {
+  private readonly authn: k8s.AuthenticationV1Api;
+  private readonly authz: k8s.AuthorizationV1Api;
+
+  constructor(kc: k8s.KubeConfig) {
+    this.authn = kc.makeApiClient(k8s.AuthenticationV1Api);
+    this.authz = kc.makeApiClient(k8s.AuthorizationV1Api);
+  }
+
+  async check(authorization: string | undefined, namespace: string, name: string): Promise<Decision> {
+    const token = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
+    if (!token) return { allowed: false, status: 401, message: 'a bearer token is required' };
+    const review = await this.authn.createTokenReview({ body: { spec: { token } } });
+    const u = review.status?.user;
+    if (!review.status?.authenticated || !u?.username)
+      return { allowed: false, status: 401, message: 'the token was not accepted by the API server' };
+    const sar = await this.authz.createSubjectAccessReview({
+      body: {
+        spec: {
+          user: u.username,
+          groups: u.groups,
+          uid: u.uid,
+          extra: u.extra,
+          resourceAttributes: {
+            group: GROUP,
+            resource: 'runs',
+            subresource: 'log',
+            verb: 'get',
+            namespace,
+            name,
+          },
+        },
+      },
+    });
+    return sar.status?.allowed
+      ? { allowed: true, user: u.username }
+      : {
+          allowed: false,
+          status: 403,
+          message: `${u.username} cannot get runs/log in namespace "${namespace}"${sar.status?.reason ? `: ${sar.status.reason}` : ''}`,
+        };
+  }
+}

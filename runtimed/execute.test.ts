@@ -1,0 +1,146 @@
+// The executor with real bash: files, environment, process groups, timeouts and logs.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Run } from '../src/api/types.js';
+import { Execution } from './execute.js';
+import { bashRuntime, parseRuntimes } from './runtime.js';
+
+const root = mkdtempSync(join(tmpdir(), 'krt-exec-test-'));
+let n = 0;
+function execute(script: string, spec: Partial<Run['spec']> = {}, graceMs = 2000) {
+  n++;
+  const run: Run = {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Run',
+    metadata: { name: `r${n}`, namespace: 'ns', uid: `u${n}` },
+    spec: { runtime: 'bash', script, ...spec },
+  };
+  const dir = join(root, `work${n}`);
+  const logFile = join(root, `r${n}.log`);
+  return {
+    exec: new Execution(run, bashRuntime, { dir, logFile, maxLogBytes: 1 << 20, graceMs }),
+    dir,
+    logFile,
+  };
+}
+/** Processes whose command line holds the marker. */
+const alive = (marker: string) =>
+  execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(marker) && !l.includes('ps -eo')).length;
+
+describe('Execution (real bash)', () => {
+  it('gives the step the KRT_* files, its env, a fresh workspace, and reads outputs', async () => {
+    const { exec, dir, logFile } = execute(
+      [
+        'echo "out=$(pwd)" >> "$KRT_OUTPUT"',
+        '[ "$KRT_OUTPUT" = "$KRUNTIME_OUTPUTS" ] && echo same=yes >> "$KRT_OUTPUT"',
+        '[ "$(pwd)" = "$KRT_WORKSPACE" ] && [ -z "$(ls -A)" ] && echo fresh=yes >> "$KRT_OUTPUT"',
+        '[ -f "$KRT_CONTROL" ] && [ -f "$KRT_STATUS" ] && echo files=yes >> "$KRT_OUTPUT"',
+        'echo "greeting=$GREETING" >> "$KRT_OUTPUT"',
+        'echo "kube=${KUBECONFIG:-unset}" >> "$KRT_OUTPUT"',
+        'printf "multi<<EOF\\na\\nb\\nEOF\\n" >> "$KRT_OUTPUT"',
+        'echo "retryAfter: 30s" > "$KRT_CONTROL"',
+        'echo to-stdout; echo to-stderr >&2',
+      ].join('\n'),
+      { env: [{ name: 'GREETING', value: 'hi there' }] },
+    );
+    const e = await exec.done;
+    expect(e.exitCode).toBe(0);
+    const out = e.outputFile as string;
+    expect(out).toContain(`out=${join(dir, 'workspace')}\n`);
+    expect(out).toContain(
+      'same=yes\nfresh=yes\nfiles=yes\ngreeting=hi there\nkube=unset\nmulti<<EOF\na\nb\nEOF\n',
+    );
+    expect(e.controlFile).toBe('retryAfter: 30s\n');
+    expect(readFileSync(logFile, 'utf8')).toBe('to-stdout\nto-stderr\n');
+    expect(e.tail).toBe('to-stdout\nto-stderr\n');
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('runs with -e and pipefail: a failing command in the middle fails the step', async () => {
+    expect((await execute('false | true\necho unreachable').exec.done).exitCode).toBe(1);
+    expect((await execute('exit 3').exec.done).exitCode).toBe(3);
+  });
+
+  it('does not read profile or rc files', async () => {
+    const e = await execute('shopt -q login_shell && exit 9; [ -z "${BASH_ENV:-}" ]').exec.done;
+    expect(e.exitCode).toBe(0);
+  });
+
+  it('a timeout stops the whole process group within the grace period', async () => {
+    const marker = `sleep 4242.${process.pid}`;
+    const started = Date.now();
+    const { exec } = execute(`${marker} & ${marker}`, { timeoutSeconds: 1 });
+    const e = await exec.done;
+    expect(e.stoppedFor).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(alive(marker)).toBe(0);
+  });
+
+  it('a script that ignores SIGTERM is killed after the grace period', async () => {
+    const marker = `sleep 4343.${process.pid}`;
+    const { exec } = execute(`trap '' TERM; ${marker}; ${marker}`, {}, 500);
+    await new Promise((r) => setTimeout(r, 300));
+    const stopAt = Date.now();
+    exec.stop('cancel');
+    const e = await exec.done;
+    expect(e.stoppedFor).toBe('cancel');
+    expect(e.signal).toBe('SIGKILL');
+    expect(Date.now() - stopAt).toBeGreaterThanOrEqual(450);
+    expect(Date.now() - stopAt).toBeLessThan(2500);
+    expect(alive(marker)).toBe(0);
+  });
+
+  it('a stop before the process started still stops it, and the first reason wins', async () => {
+    const { exec } = execute('sleep 30');
+    exec.stop('release');
+    exec.stop('cancel');
+    const e = await exec.done;
+    expect(exec.stopReason).toBe('release');
+    expect(e.stoppedFor).toBeUndefined();
+    expect(e.signal).toBe('SIGTERM');
+  });
+
+  it('keeps the tail at 4 KiB and caps the log file', async () => {
+    n++;
+    const run: Run = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Run',
+      metadata: { name: 'big', namespace: 'ns', uid: 'big' },
+      spec: { runtime: 'bash', script: 'for i in $(seq 1 3000); do echo "line $i"; done' },
+    };
+    const logFile = join(root, 'big.log');
+    const e = await new Execution(run, bashRuntime, {
+      dir: join(root, 'big'),
+      logFile,
+      maxLogBytes: 1000,
+      graceMs: 1000,
+    }).done;
+    expect(Buffer.byteLength(e.tail)).toBeLessThanOrEqual(4096);
+    expect(e.tail.endsWith('line 2999\nline 3000\n')).toBe(true);
+    const text = readFileSync(logFile, 'utf8');
+    expect(text.startsWith('line 1\nline 2\n')).toBe(true);
+    expect(text).toContain('[runtimed: log truncated at 1000 bytes; status.logTail has the end]');
+  });
+
+  it('reports an output file over the limit by its size, without reading it', async () => {
+    const e = await execute('head -c 70000 /dev/zero | tr "\\0" a > "$KRT_OUTPUT"').exec.done;
+    expect(e.outputFile).toEqual({ bytes: 70000 });
+  });
+});
+
+describe('parseRuntimes', () => {
+  it('serves built-in runtimes under their own or a pool name', () => {
+    const r = parseRuntimes('bash, pool-a=bash');
+    expect(r instanceof Map && [...r.keys()]).toEqual(['bash', 'pool-a']);
+  });
+  it('refuses unknown runtimes and an empty list', () => {
+    expect(parseRuntimes('python')).toEqual({
+      error: '--runtimes: unknown runtime "python" (built in: bash)',
+    });
+    expect(parseRuntimes(' , ')).toEqual({ error: '--runtimes: at least one runtime is needed' });
+  });
+});

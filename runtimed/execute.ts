@@ -1,0 +1,162 @@
+// One execution of a Run's script: a fresh working directory, the KRT_* files, the process in its
+// own process group (so a stop reaches every child), the full log on disk and a tail in memory.
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Run } from '../src/api/types.js';
+import { MAX_CONTROL_FILE_BYTES } from '../src/runtime/control.js';
+import { logTail, type Ending } from '../src/runtime/lifecycle.js';
+import { MAX_OUTPUT_FILE_BYTES } from '../src/runtime/outputs.js';
+import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
+import type { Runtime } from './runtime.js';
+
+export interface ExecuteOptions {
+  /** The folder for this execution; removed afterwards. */
+  dir: string;
+  /** Where the full output goes. */
+  logFile: string;
+  /** Bytes of log kept on disk per execution; output beyond it is dropped with a note. */
+  maxLogBytes: number;
+  /** Between SIGTERM and SIGKILL. */
+  graceMs: number;
+}
+
+export class Execution {
+  readonly done: Promise<Omit<Ending, 'now'>>;
+  private pgid: number | undefined;
+  private stoppedFor: Ending['stoppedFor'] | 'release';
+  private killTimer: NodeJS.Timeout | undefined;
+  private timeoutTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    run: Run,
+    runtime: Runtime,
+    private readonly opts: ExecuteOptions,
+  ) {
+    this.done = this.execute(run, runtime);
+  }
+
+  /** SIGTERM to the process group, then SIGKILL after the grace period. The first reason wins. */
+  stop(reason: 'timeout' | 'cancel' | 'release'): void {
+    if (this.stoppedFor) return;
+    this.stoppedFor = reason;
+    if (this.pgid !== undefined) this.terminate();
+  }
+
+  private terminate(): void {
+    this.signal('SIGTERM');
+    this.killTimer = setTimeout(() => this.signal('SIGKILL'), this.opts.graceMs);
+  }
+
+  /** Why runtimed stopped it ('release' when the agent shuts down and hands it back). */
+  get stopReason(): 'timeout' | 'cancel' | 'release' | undefined {
+    return this.stoppedFor;
+  }
+
+  private signal(sig: NodeJS.Signals): void {
+    try {
+      if (this.pgid !== undefined) process.kill(-this.pgid, sig);
+    } catch {
+      // the group is already gone
+    }
+  }
+
+  private async execute(run: Run, runtime: Runtime): Promise<Omit<Ending, 'now'>> {
+    const { dir } = this.opts;
+    const workspace = join(dir, 'workspace');
+    const meta = join(dir, 'meta');
+    await mkdir(workspace, { recursive: true });
+    await mkdir(meta, { recursive: true });
+    const files = {
+      script: join(meta, 'script'),
+      output: join(meta, 'output'),
+      control: join(meta, 'workflow-control.yaml'),
+      status: join(meta, 'status.yaml'),
+    };
+    await Promise.all([
+      writeFile(files.script, run.spec.script),
+      writeFile(files.output, ''),
+      writeFile(files.control, ''),
+      writeFile(files.status, ''),
+    ]);
+    const log = createWriteStream(this.opts.logFile, { flags: 'a' });
+    const tail: Buffer[] = [];
+    let tailBytes = 0;
+    let logged = 0;
+    const onData = (chunk: Buffer) => {
+      tail.push(chunk);
+      tailBytes += chunk.length;
+      while (tail.length > 1 && tailBytes - (tail[0]?.length ?? 0) >= MAX_LOG_TAIL_BYTES)
+        tailBytes -= tail.shift()?.length ?? 0;
+      if (logged < this.opts.maxLogBytes) {
+        const room = this.opts.maxLogBytes - logged;
+        log.write(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        logged += chunk.length;
+        if (logged >= this.opts.maxLogBytes)
+          log.write(
+            `\n[runtimed: log truncated at ${this.opts.maxLogBytes} bytes; status.logTail has the end]\n`,
+          );
+      }
+    };
+    // The step sees only its own variables and the KRT_* contract, not the agent's credentials.
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: workspace,
+      LANG: process.env.LANG ?? 'C.UTF-8',
+      KRT_OUTPUT: files.output,
+      KRUNTIME_OUTPUTS: files.output,
+      KRT_CONTROL: files.control,
+      KRT_STATUS: files.status,
+      KRT_WORKSPACE: workspace,
+      KRT_RUN: run.metadata.name ?? '',
+      ...Object.fromEntries((run.spec.env ?? []).map((e) => [e.name, e.value ?? ''])),
+    };
+    const { file, args } = runtime.command({ workspace, script: files.script });
+    const result = await new Promise<{ exitCode: number | null; signal: string | null; startError?: string }>(
+      (resolve) => {
+        const child = spawn(file, args, {
+          cwd: workspace,
+          env,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        this.pgid = child.pid;
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.on('error', (e) => resolve({ exitCode: null, signal: null, startError: e.message }));
+        // 'close' waits for the output pipes, so the tail is complete.
+        child.on('close', (code, sig) => resolve({ exitCode: code, signal: sig }));
+        if (this.stoppedFor) this.terminate();
+        const seconds = run.spec.timeoutSeconds;
+        if (seconds) this.timeoutTimer = setTimeout(() => this.stop('timeout'), seconds * 1000);
+      },
+    );
+    // Children that left the group's leader behind are stopped with it.
+    this.signal('SIGKILL');
+    clearTimeout(this.killTimer);
+    clearTimeout(this.timeoutTimer);
+    await new Promise<void>((r) => log.end(r));
+    const outputFile = await readBounded(files.output, MAX_OUTPUT_FILE_BYTES);
+    const control = await readBounded(files.control, MAX_CONTROL_FILE_BYTES);
+    await rm(dir, { recursive: true, force: true });
+    return {
+      ...result,
+      stoppedFor: this.stoppedFor === 'release' ? undefined : this.stoppedFor,
+      outputFile,
+      controlFile: control,
+      tail: logTail(Buffer.concat(tail)),
+      ...(run.spec.timeoutSeconds ? { timeoutSeconds: run.spec.timeoutSeconds } : {}),
+    };
+  }
+}
+
+async function readBounded(path: string, max: number): Promise<string | { bytes: number }> {
+  try {
+    const { size } = await stat(path);
+    if (size > max) return { bytes: size };
+    return await readFile(path, 'utf8');
+  } catch {
+    return '';
+  }
+}

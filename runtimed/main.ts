@@ -1,0 +1,122 @@
+// runtimed: `node dist/runtimed/main.js --kubeconfig ... --identity node-1 --data-dir /var/lib/runtimed`.
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { availableParallelism, homedir, hostname } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import type { Run } from '../src/api/types.js';
+import { crd, loadKubeConfig, statusCode } from '../src/kube/client.js';
+import { log } from '../src/telemetry/log.js';
+import { Agent } from './agent.js';
+import { LogAuthorizer } from './auth.js';
+import { LogStore } from './logstore.js';
+import { parseRuntimes } from './runtime.js';
+import { createApp } from './server.js';
+
+const { values: f } = parseArgs({
+  options: {
+    kubeconfig: { type: 'string' },
+    identity: { type: 'string', default: hostname() },
+    namespaces: { type: 'string', default: '' },
+    runtimes: { type: 'string', default: 'bash' },
+    concurrency: { type: 'string', default: String(availableParallelism() * 4) },
+    'data-dir': { type: 'string', default: join(homedir(), '.local', 'state', 'kruntimes', 'runtimed') },
+    'heartbeat-seconds': { type: 'string', default: '5' },
+    'stale-seconds': { type: 'string', default: '30' },
+    'grace-seconds': { type: 'string', default: '5' },
+    'shutdown-seconds': { type: 'string', default: '30' },
+    'log-retention-hours': { type: 'string', default: '168' },
+    'max-log-bytes': { type: 'string', default: String(16 * 1024 * 1024) },
+    host: { type: 'string', default: '0.0.0.0' },
+    port: { type: 'string', default: '8443' },
+    cert: { type: 'string' },
+    key: { type: 'string' },
+  },
+});
+
+function positive(name: string): number {
+  const v = Number(f[name as keyof typeof f]);
+  if (!Number.isFinite(v) || v <= 0) {
+    console.error(
+      `runtimed: --${name} must be a positive number, got "${String(f[name as keyof typeof f])}"`,
+    );
+    process.exit(2);
+  }
+  return v;
+}
+
+const runtimes = parseRuntimes(f.runtimes as string);
+if ('error' in runtimes) {
+  console.error(`runtimed: ${runtimes.error}`);
+  process.exit(2);
+}
+const kc = loadKubeConfig(f.kubeconfig);
+const dataDir = f['data-dir'] as string;
+const logs = new LogStore(dataDir, positive('log-retention-hours') * 3600_000);
+const agent = new Agent(
+  kc,
+  {
+    identity: f.identity as string,
+    namespaces: (f.namespaces as string).split(',').filter(Boolean),
+    runtimes,
+    concurrency: Math.floor(positive('concurrency')),
+    heartbeatMs: positive('heartbeat-seconds') * 1000,
+    staleMs: positive('stale-seconds') * 1000,
+    graceMs: positive('grace-seconds') * 1000,
+    maxLogBytes: positive('max-log-bytes'),
+  },
+  logs,
+);
+
+const api = kc.makeApiClient(k8s.CustomObjectsApi);
+const authorizer = new LogAuthorizer(kc);
+const app = createApp({
+  dataDir,
+  ready: () => agent.healthy(),
+  registry: agent.registry,
+  authorize: (h, ns, name) => authorizer.check(h, ns, name),
+  getRun: async (namespace, name) => {
+    try {
+      return (await api.getNamespacedCustomObject({ ...crd('runs', namespace), name })) as Run;
+    } catch (e) {
+      if (statusCode(e) === 404) return undefined;
+      throw e;
+    }
+  },
+});
+const server =
+  f.cert && f.key
+    ? https.createServer({ cert: readFileSync(f.cert), key: readFileSync(f.key), minVersion: 'TLSv1.2' }, app)
+    : http.createServer(app);
+server.listen(Number(f.port), f.host);
+
+logs.startSweeping();
+await agent.start();
+log.info(
+  {
+    identity: f.identity,
+    runtimes: [...runtimes.keys()],
+    namespaces: f.namespaces || 'all',
+    port: f.port,
+    dataDir,
+  },
+  'runtimed running',
+);
+
+let stopping = false;
+const shutdown = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal, running: agent.running }, 'shutting down: no new claims, waiting for running steps');
+  const deadline = positive('shutdown-seconds') * 1000;
+  setTimeout(() => process.exit(1), deadline + 10_000).unref();
+  void agent.shutdown(deadline).then(() => {
+    logs.stop();
+    server.close();
+    process.exit(0);
+  });
+};
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
