@@ -1,4 +1,7 @@
 // The cluster connection of a krt command: KUBECONFIG (or --kubeconfig) and the namespace.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { loadKubeConfig, makeClients, type Clients } from '../src/kube/client.js';
 
 /** An error that is the user's to fix: printed as one line, exit code 2. */
@@ -10,9 +13,14 @@ export interface Connection {
 }
 
 export function connect(opts: { namespace?: string; kubeconfig?: string }): Connection {
+  const path = opts.kubeconfig ?? process.env.KUBECONFIG;
+  // client-node falls back to http://localhost:8080 when it finds nothing, which reads as a TLS
+  // error; say what is missing instead.
+  if (!path && !process.env.KUBERNETES_SERVICE_HOST && !existsSync(join(homedir(), '.kube', 'config')))
+    throw new UsageError('no kubeconfig: set KUBECONFIG or pass --kubeconfig');
   let kc;
   try {
-    kc = loadKubeConfig(opts.kubeconfig);
+    kc = loadKubeConfig(path);
   } catch (e) {
     throw new UsageError(`cannot load a kubeconfig: ${e instanceof Error ? e.message : String(e)}`);
   }

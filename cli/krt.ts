@@ -2,7 +2,9 @@
 // 2 usage or validation error.
 import { Command, CommanderError } from 'commander';
 import { validateManifests } from './commands/validate.js';
+import { runCommands } from './commands/run.js';
 import { workflowCommands } from './commands/workflow.js';
+import { workflowRunCommands } from './commands/workflowrun.js';
 import { UsageError } from './connect.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -15,6 +17,8 @@ export function program(): Command {
     .exitOverride()
     .configureOutput({ outputError: (s, write) => write(s) });
   workflowCommands(krt, () => krt.opts());
+  workflowRunCommands(krt, () => krt.opts());
+  runCommands(krt, () => krt.opts());
 
   krt
     .command('validate')
@@ -43,10 +47,28 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     // Anything else is the cluster's answer or the network: one line, not a stack trace.
-    const { statusMessage } = await import('../src/kube/client.js');
-    console.error(`krt: ${statusMessage(e).split('\n')[0]}`);
+    const unreachable = networkError(e);
+    if (unreachable) {
+      console.error(`krt: cannot reach the cluster: ${unreachable}`);
+    } else {
+      const { statusMessage } = await import('../src/kube/client.js');
+      console.error(`krt: ${statusMessage(e).split('\n')[0]}`);
+    }
     process.exitCode = EXIT.failed;
   }
+}
+
+/** The reason of a connection failure anywhere in the error's cause chain, such as ECONNREFUSED. */
+function networkError(e: unknown): string | undefined {
+  for (let x: unknown = e, i = 0; x && i < 5; i++, x = (x as { cause?: unknown }).cause) {
+    const code = (x as { code?: unknown }).code;
+    if (
+      typeof code === 'string' &&
+      /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|EAI_AGAIN)$/.test(code)
+    )
+      return `${(x as Error).message ?? code}`.split('\n')[0];
+  }
+  return undefined;
 }
 
 await main(process.argv);

@@ -1,24 +1,26 @@
-// Following a WorkflowRun to its end with a line per change of a job, not silence.
-import type { WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+// Following a WorkflowRun to its end with a line per change of any job in the nested tree (a
+// running job says so), not silence. Progress goes to stderr; the outputs to stdout.
 import type { Connection } from '../connect.js';
+import { jobsInOrder } from '../tree.js';
+import { loadTree, TERMINAL } from './fetch.js';
 
 export async function waitForRun(c: Connection, name: string, pollMs = 500): Promise<number> {
   const seen = new Map<string, string>();
   for (;;) {
-    const run = (await c.clients.custom.getNamespacedCustomObject({
-      ...crd('workflowruns', c.namespace),
-      name,
-    })) as WorkflowRun;
-    for (const [job, s] of Object.entries(run.status?.jobs ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
-      const line = `${s.phase}${s.workflowRunName ? ` (${s.workflowRunName})` : ''}${s.message ? `: ${s.message}` : ''}`;
-      if (seen.get(job) !== line) {
-        seen.set(job, line);
-        console.error(`  ${job}: ${line}`);
+    const tree = await loadTree(c, name);
+    for (const j of jobsInOrder(tree)) {
+      const s = j.status;
+      const running = s.phase === 'Running' ? j.steps.find((st) => st.phase === 'Running')?.name : undefined;
+      const line = `${s.phase ?? 'Pending'}${running ? ` (step ${running})` : ''}${s.workflowRunName ? ` -> ${s.workflowRunName}` : ''}${s.message ? `: ${s.message}` : ''}`;
+      const path = j.path.join('/');
+      if (seen.get(path) !== line) {
+        seen.set(path, line);
+        console.error(`  ${path}: ${line}`);
       }
     }
-    const phase = run.status?.phase;
-    if (phase === 'Succeeded' || phase === 'Failed' || phase === 'Cancelled') {
+    const run = tree.run;
+    const phase = run.status?.phase ?? '';
+    if (TERMINAL.has(phase)) {
       console.error(`${name}: ${phase}${run.status?.message ? ` (${run.status.message})` : ''}`);
       for (const [k, v] of Object.entries(run.status?.outputs ?? {})) console.log(`${k}=${v}`);
       return phase === 'Succeeded' ? 0 : 1;

@@ -6,6 +6,9 @@ import { validateCallGraph } from '../../src/graph/callgraph.js';
 import { crd, statusCode } from '../../src/kube/client.js';
 import { parseInputFlags, triggeredRun } from '../../src/render/trigger.js';
 import { connect, UsageError, type Connection } from '../connect.js';
+import { age, outputOption, printStructured, table, type Format } from '../output.js';
+import { listObjects, mustGet } from './fetch.js';
+import { validateManifests } from './validate.js';
 import { waitForRun } from './wait.js';
 
 async function getWorkflow(c: Connection, name: string): Promise<Workflow | undefined> {
@@ -54,15 +57,48 @@ export function workflowCommands(
     });
   wf.command('list')
     .description('list the Workflows of the namespace')
-    .action(async () => {
+    .addOption(outputOption())
+    .action(async (opts: { output: Format }) => {
       const c = connect(globals());
-      const list = (await c.clients.custom.listNamespacedCustomObject({
-        ...crd('workflows', c.namespace),
-      })) as { items: Workflow[] };
-      console.log('NAME'.padEnd(32) + 'JOBS  INPUTS');
-      for (const w of list.items)
+      const items = await listObjects<Workflow>(c, 'workflows');
+      if (printStructured(opts.output, { apiVersion: 'v1', kind: 'List', items })) return;
+      const rows = items.map((w) => [
+        w.metadata.name ?? '',
+        String(Object.keys(w.spec.jobs).length),
+        Object.keys(w.spec.inputs ?? {}).join(',') || '-',
+        Object.keys(w.spec.outputs ?? {}).join(',') || '-',
+        age(w.metadata.creationTimestamp),
+      ]);
+      for (const line of table(['NAME', 'JOBS', 'INPUTS', 'OUTPUTS', 'AGE'], rows)) console.log(line);
+    });
+  wf.command('get <name>')
+    .description('one Workflow: its inputs, jobs (with what they call) and outputs')
+    .addOption(outputOption())
+    .action(async (name: string, opts: { output: Format }) => {
+      const c = connect(globals());
+      const w = await mustGet<Workflow>(c, 'workflows', name);
+      if (printStructured(opts.output, w)) return;
+      console.log(`Workflow ${name}`);
+      console.log('Inputs:');
+      for (const [k, i] of Object.entries(w.spec.inputs ?? {}))
         console.log(
-          `${(w.metadata.name ?? '').padEnd(32)}${String(Object.keys(w.spec.jobs).length).padEnd(6)}${Object.keys(w.spec.inputs ?? {}).join(',')}`,
+          `  ${k}${i.required ? ' (required)' : ''}${i.default !== undefined ? ` default=${String(i.default)}` : ''}`,
         );
+      console.log('Jobs:');
+      for (const [k, j] of Object.entries(w.spec.jobs))
+        console.log(
+          `  ${k}${j.needs?.length ? ` needs ${j.needs.join(',')}` : ''}${j.uses ? ` -> calls ${j.uses}` : ` (${j.steps?.length ?? 0} steps on ${j['runs-on'] ?? '?'})`}`,
+        );
+      console.log('Outputs:');
+      for (const [k, o] of Object.entries(w.spec.outputs ?? {})) console.log(`  ${k} = ${o.value}`);
+    });
+  wf.command('validate')
+    .description('validate Workflow manifests offline with the admission rules (same as `krt validate`)')
+    .requiredOption('-f, --filename <paths...>', 'files or folders of manifests')
+    .action((opts: { filename: string[] }) => {
+      const out = validateManifests(opts.filename);
+      for (const line of out.lines) console.log(line);
+      if (out.valid + out.invalid === 0) console.log('no kruntimes.io objects found');
+      process.exitCode = out.invalid > 0 ? 2 : 0;
     });
 }

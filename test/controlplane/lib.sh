@@ -4,7 +4,7 @@ state="$root/.kruntimes"
 pki="$state/pki"
 pids="$state/pids"
 logs="$state/logs"
-COMPONENTS=(etcd kube-apiserver kube-controller-manager webhook controller)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager webhook controller runtimed)
 
 log() { printf 'controlplane: %s\n' "$*" >&2; }
 die() { printf 'controlplane: error: %s\n' "$*" >&2; exit 1; }
@@ -64,4 +64,23 @@ start_controller() {
     --kubeconfig "$state/kubeconfig" --metrics-port "$CONTROLLER_PORT" --identity local-controller \
     >>"$logs/controller.log" 2>&1 </dev/null) &
   echo $! > "$pids/controller.pid"
+}
+
+runtimed_ready() {
+  # shellcheck disable=SC1091
+  . "$state/ports.env"
+  curl -sf --max-time 2 --cacert "$pki/ca.crt" "https://127.0.0.1:$RUNTIMED_PORT/readyz" >/dev/null 2>&1
+}
+
+# The local agent serves every namespace with the built-in bash runtime (trusted code only: the
+# steps run as this user). Short heartbeats so a crash is noticed in seconds, not half a minute.
+start_runtimed() {
+  # shellcheck disable=SC1091
+  . "$state/ports.env"
+  (cd "$root" && KRT_COMPONENT=runtimed exec setsid node --enable-source-maps dist/runtimed/main.js \
+    --kubeconfig "$state/kubeconfig" --identity local-runtimed --data-dir "$state/runtimed" \
+    --host 127.0.0.1 --port "$RUNTIMED_PORT" --cert "$pki/runtimed.crt" --key "$pki/runtimed.key" \
+    --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 \
+    >>"$logs/runtimed.log" 2>&1 </dev/null) &
+  echo $! > "$pids/runtimed.pid"
 }

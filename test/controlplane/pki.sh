@@ -39,6 +39,11 @@ sign webhook "/CN=kruntimes-webhook" 'basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth
 subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kruntimes-webhook.kruntimes-system.svc'
+# runtimed's log endpoint, on loopback.
+sign runtimed "/CN=kruntimes-runtimed" 'basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth
+subjectAltName=IP:127.0.0.1,DNS:localhost'
 
 [ -f sa.key ] || {
   openssl genrsa -out sa.key 2048 2>/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts the local control plane on loopback: etcd, kube-apiserver (secure port only, RBAC,
 # admission webhooks on) and kube-controller-manager (garbage collector, namespaces), installs the
-# CRDs, starts the admission webhook and registers it, and writes the kubeconfigs. Does nothing but report when it is already running.
+# CRDs, starts the admission webhook and registers it, the controller and runtimed, and writes the kubeconfigs. Does nothing but report when it is already running.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -10,7 +10,7 @@ print_env() {
   echo "export KUBECONFIG=$state/kubeconfig"
 }
 
-if alive etcd && alive kube-apiserver && alive kube-controller-manager && alive webhook && alive controller && api_ready; then
+if alive etcd && alive kube-apiserver && alive kube-controller-manager && alive webhook && alive controller && alive runtimed && api_ready; then
   # Server-side apply of unchanged CRDs changes nothing; a checkout with a newer schema updates them.
   "$state/bin/kubectl" --kubeconfig "$state/kubeconfig" apply --server-side -k "$root/config/crd" >/dev/null
   log "already running (pids $(for c in "${COMPONENTS[@]}"; do printf '%s ' "$(pid_of "$c")"; done)); nothing changed"
@@ -26,12 +26,12 @@ mkdir -p "$state/bin" "$pids" "$logs"
 ln -sf "$bin/kubectl" "$state/bin/kubectl"
 
 # Free loopback ports, chosen now so that several checkouts can each run an instance.
-read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT WEBHOOK_PORT CONTROLLER_PORT < <(node -e '
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT WEBHOOK_PORT CONTROLLER_PORT RUNTIMED_PORT < <(node -e '
   const net = require("node:net");
   const one = () => new Promise((ok) => { const s = net.createServer(); s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => ok(p)); }); });
-  (async () => { const ps = new Set(); while (ps.size < 6) ps.add(await one()); console.log([...ps].join(" ")); })();')
-printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\nWEBHOOK_PORT=%s\nCONTROLLER_PORT=%s\n' \
-  "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" "$WEBHOOK_PORT" "$CONTROLLER_PORT" > "$state/ports.env"
+  (async () => { const ps = new Set(); while (ps.size < 7) ps.add(await one()); console.log([...ps].join(" ")); })();')
+printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\nWEBHOOK_PORT=%s\nCONTROLLER_PORT=%s\nRUNTIMED_PORT=%s\n' \
+  "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" "$WEBHOOK_PORT" "$CONTROLLER_PORT" "$RUNTIMED_PORT" > "$state/ports.env"
 
 kubeconfig() { # FILE USER
   cat > "$1" <<YAML
@@ -121,6 +121,9 @@ log "admission webhook on https://127.0.0.1:$WEBHOOK_PORT, registered"
 start_controller
 wait_for controller 60 controller_ready
 log "controller running (metrics on http://127.0.0.1:$CONTROLLER_PORT/metrics)"
+start_runtimed
+wait_for runtimed 60 runtimed_ready
+log "runtimed running (bash; logs in $state/runtimed; https://127.0.0.1:$RUNTIMED_PORT)"
 
 started=1
 print_env

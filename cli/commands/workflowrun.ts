@@ -1,0 +1,129 @@
+// `krt workflowrun get|list|cancel|logs|watch` (alias `wfr`).
+import type { Command } from 'commander';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { WorkflowRun } from '../../src/api/types.js';
+import { LABEL_WORKFLOW } from '../../src/labels.js';
+import { crd } from '../../src/kube/client.js';
+import { connect, type Connection } from '../connect.js';
+import { localDataDir, logFileOf, LinePrefixer, readFrom } from '../logsource.js';
+import { age, outputOption, printStructured, table, type Format } from '../output.js';
+import { duration, renderTree, stepsInOrder } from '../tree.js';
+import { listObjects, loadTree, mustGet, TERMINAL } from './fetch.js';
+import { waitForRun } from './wait.js';
+
+type Globals = () => { namespace?: string; kubeconfig?: string };
+
+export function workflowRunCommands(program: Command, globals: Globals): void {
+  const wfr = program.command('workflowrun').alias('wfr').description('runs of workflows');
+
+  wfr
+    .command('get <name>')
+    .description('the run as a tree: its jobs, call jobs with their child runs, steps, phases and outputs')
+    .addOption(outputOption())
+    .action(async (name: string, opts: { output: Format }) => {
+      const c = connect(globals());
+      if (printStructured(opts.output, await mustGet<WorkflowRun>(c, 'workflowruns', name))) return;
+      for (const line of renderTree(await loadTree(c, name), new Date())) console.log(line);
+    });
+
+  wfr
+    .command('list')
+    .description('the WorkflowRuns of the namespace')
+    .option('-w, --workflow <name>', 'only runs made from this Workflow')
+    .option('--all', 'include child runs of call jobs')
+    .addOption(outputOption())
+    .action(async (opts: { output: Format; workflow?: string; all?: boolean }) => {
+      const c = connect(globals());
+      let items = await listObjects<WorkflowRun>(
+        c,
+        'workflowruns',
+        opts.workflow ? `${LABEL_WORKFLOW}=${opts.workflow}` : undefined,
+      );
+      if (!opts.all)
+        items = items.filter((w) => !w.metadata.ownerReferences?.some((o) => o.kind === 'WorkflowRun'));
+      if (printStructured(opts.output, { apiVersion: 'v1', kind: 'List', items })) return;
+      const now = new Date();
+      const rows = items.map((w) => [
+        w.metadata.name ?? '',
+        w.metadata.labels?.[LABEL_WORKFLOW] ?? '-',
+        w.status?.phase ?? 'Pending',
+        w.status?.progress ?? '-',
+        duration(w.status?.startedAt, w.status?.finishedAt, now),
+        age(w.metadata.creationTimestamp, now),
+      ]);
+      for (const line of table(['NAME', 'WORKFLOW', 'PHASE', 'PROGRESS', 'DURATION', 'AGE'], rows))
+        console.log(line);
+    });
+
+  wfr
+    .command('cancel <name>')
+    .description('request cancellation; running steps are stopped and child runs cancelled first')
+    .option('--wait', 'follow the run until it ends')
+    .action(async (name: string, opts: { wait?: boolean }) => {
+      const c = connect(globals());
+      await mustGet<WorkflowRun>(c, 'workflowruns', name);
+      await c.clients.custom.patchNamespacedCustomObject(
+        { ...crd('workflowruns', c.namespace), name, body: { spec: { cancelRequested: true } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      console.log(`workflowrun/${name} cancel requested`);
+      if (opts.wait) process.exitCode = await waitForRun(c, name);
+    });
+
+  wfr
+    .command('watch <name>')
+    .description(
+      'follow the run with a line per job change until it ends (exit 1 if it fails or is cancelled)',
+    )
+    .action(async (name: string) => {
+      const c = connect(globals());
+      await mustGet<WorkflowRun>(c, 'workflowruns', name);
+      process.exitCode = await waitForRun(c, name);
+    });
+
+  wfr
+    .command('logs <name>')
+    .description("every step's log across the nested tree, in order, each line prefixed with job and step")
+    .option('-f, --follow', 'keep printing until the run ends')
+    .action(async (name: string, opts: { follow?: boolean }) => {
+      const c = connect(globals());
+      await printRunLogs(c, name, Boolean(opts.follow));
+    });
+}
+
+async function printRunLogs(c: Connection, name: string, follow: boolean): Promise<void> {
+  const dataDir = localDataDir();
+  const offsets = new Map<string, number>();
+  const prefixers = new Map<string, LinePrefixer>();
+  const tailed = new Set<string>();
+  for (;;) {
+    const tree = await loadTree(c, name);
+    const ended = TERMINAL.has(tree.run.status?.phase ?? '');
+    for (const { prefix, step } of stepsInOrder(tree)) {
+      const run = step.run;
+      if (!run) continue;
+      const runName = run.metadata.name ?? '';
+      const file = logFileOf(run, dataDir);
+      const key = `${runName}#${run.status?.attempts ?? 0}`;
+      const p = prefixers.get(key) ?? new LinePrefixer(prefix);
+      prefixers.set(key, p);
+      const runEnded = ['Succeeded', 'Failed', 'Timeout', 'Cancelled'].includes(run.status?.phase ?? '');
+      if (file) {
+        const chunk = await readFrom(file, offsets.get(key) ?? 0);
+        offsets.set(key, (offsets.get(key) ?? 0) + chunk.length);
+        for (const line of p.push(chunk.toString('utf8'))) console.log(line);
+        if (runEnded) for (const line of p.flush()) console.log(line);
+      } else if (runEnded && !tailed.has(key)) {
+        // No full log here: the tail the agent kept in the Run's status.
+        tailed.add(key);
+        if (run.status?.logTail)
+          for (const line of [...p.push(run.status.logTail), ...p.flush()]) console.log(line);
+      }
+    }
+    if (!follow || ended) {
+      for (const p of prefixers.values()) for (const line of p.flush()) console.log(line);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}

@@ -1,0 +1,152 @@
+import type { Run, WorkflowRun } from '../src/api/types.js';
+import { buildTree, duration, jobsInOrder, renderTree, stepsInOrder } from './tree.js';
+
+const t = (s: number) => new Date(Date.UTC(2026, 11, 2, 10, 0, s)).toISOString();
+const now = new Date(Date.UTC(2026, 11, 2, 10, 1, 0));
+
+function wfr(
+  name: string,
+  uid: string,
+  spec: WorkflowRun['spec'],
+  status: WorkflowRun['status'],
+  parent?: [string, string],
+): WorkflowRun {
+  return {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'WorkflowRun',
+    metadata: {
+      name,
+      uid,
+      ...(parent
+        ? { labels: { 'kruntimes.io/parent-uid': parent[0], 'kruntimes.io/call-job': parent[1] } }
+        : {}),
+    },
+    spec,
+    status,
+  };
+}
+function run(name: string, owner: string, job: string, step: string, status: Run['status']): Run {
+  return {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Run',
+    metadata: {
+      name,
+      labels: {
+        'kruntimes.io/workflowrun-uid': owner,
+        'kruntimes.io/workflow-job': job,
+        'kruntimes.io/workflow-step': step,
+      },
+    },
+    spec: { runtime: 'bash', script: 'true' },
+    status,
+  };
+}
+
+const root = wfr(
+  'release',
+  'u1',
+  {
+    jobs: {
+      deploy: { needs: ['build'], uses: 'deploy' },
+      build: {
+        'runs-on': 'bash',
+        steps: [
+          { name: 'compile', run: 'x' },
+          { name: 'pack', run: 'y' },
+        ],
+      },
+    },
+  },
+  {
+    phase: 'Failed',
+    startedAt: t(0),
+    finishedAt: t(30),
+    message: 'job "deploy" failed',
+    jobs: {
+      build: { phase: 'Succeeded', startedAt: t(0), finishedAt: t(5), outputs: { version: '1.2.3' } },
+      deploy: {
+        phase: 'Failed',
+        startedAt: t(5),
+        finishedAt: t(30),
+        workflowRunName: 'release-call-deploy',
+        message: 'child failed',
+      },
+    },
+  },
+);
+const child = wfr(
+  'release-call-deploy',
+  'u2',
+  { jobs: { push: { 'runs-on': 'bash', steps: [{ name: 'notify', run: 'z' }] } } },
+  {
+    phase: 'Failed',
+    startedAt: t(6),
+    finishedAt: t(29),
+    jobs: { push: { phase: 'Failed', startedAt: t(6), finishedAt: t(29) } },
+  },
+  ['u1', 'deploy'],
+);
+const runs = [
+  run('release-build-compile', 'u1', 'build', 'compile', {
+    phase: 'Succeeded',
+    exitCode: 0,
+    reason: 'Completed',
+    startTime: t(0),
+    completionTime: t(2),
+  }),
+  run('release-build-pack', 'u1', 'build', 'pack', {
+    phase: 'Succeeded',
+    exitCode: 0,
+    reason: 'Completed',
+    startTime: t(2),
+    completionTime: t(5),
+  }),
+  run('release-call-deploy-push-notify', 'u2', 'push', 'notify', {
+    phase: 'Failed',
+    exitCode: 3,
+    reason: 'NonZeroExit',
+    startTime: t(7),
+    completionTime: t(29),
+  }),
+];
+
+describe('the WorkflowRun tree', () => {
+  const tree = buildTree(root, [root, child], runs);
+  it('orders jobs by dependency and nests the child run under its call job', () => {
+    expect(renderTree(tree, now)).toEqual([
+      'release  Failed  30s  (job "deploy" failed)',
+      '├─ build  Succeeded  5s  version=1.2.3',
+      '│  ├─ step compile  Succeeded  2s',
+      '│  └─ step pack  Succeeded  3s',
+      '└─ deploy  Failed  25s  (child failed)',
+      '   └─ release-call-deploy  Failed  23s',
+      '      └─ push  Failed  23s',
+      '         └─ step notify  Failed  22s  exit 3  NonZeroExit',
+    ]);
+  });
+  it('walks steps and jobs in the same order, with the job path as the log prefix', () => {
+    expect(stepsInOrder(tree).map((s) => [s.prefix, s.step.run?.metadata.name])).toEqual([
+      ['build:compile', 'release-build-compile'],
+      ['build:pack', 'release-build-pack'],
+      ['deploy/push:notify', 'release-call-deploy-push-notify'],
+    ]);
+    expect(jobsInOrder(tree).map((j) => j.path.join('/'))).toEqual(['build', 'deploy', 'deploy/push']);
+  });
+  it('shows a run that has not started yet as Pending, without children or Runs', () => {
+    const fresh = wfr('fresh', 'u9', root.spec, undefined);
+    expect(renderTree(buildTree(fresh, [], []), now)).toEqual([
+      'fresh  Pending  -',
+      '├─ build  Pending  -',
+      '│  ├─ step compile  Pending  -',
+      '│  └─ step pack  Pending  -',
+      '└─ deploy  Pending  -',
+    ]);
+  });
+  it('formats durations', () => {
+    expect(duration(undefined, undefined, now)).toBe('-');
+    expect(duration(t(0), undefined, now)).toBe('1m00s');
+    expect(duration(t(0), t(59), now)).toBe('59s');
+    expect(duration('2026-12-02T08:58:00Z', undefined, now)).toBe('1h03m');
+    expect(duration(t(10), t(0), now)).toBe('-');
+  });
+});
