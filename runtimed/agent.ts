@@ -10,7 +10,7 @@ import { ResilientInformer } from '../src/kube/informer.js';
 import { claimStatus, endStatus, isClaimable, isStale, requeueStatus } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';
 import { join } from 'node:path';
-import { Execution } from './execute.js';
+import { Execution, reapOrphans } from './execute.js';
 import type { LogStore } from './logstore.js';
 import type { Runtime } from './runtime.js';
 
@@ -89,6 +89,11 @@ export class Agent {
     };
   }
 
+  /** Executions of this identity: one folder each, so a restart finds what it left behind. */
+  private get workDir(): string {
+    return join(this.logs.dataDir, 'work', this.opts.identity);
+  }
+
   get running(): number {
     return this.active.size;
   }
@@ -102,6 +107,8 @@ export class Agent {
       inf.on('add', (r) => this.consider(r));
       inf.on('update', (_old, r) => this.consider(r));
     }
+    const orphans = await reapOrphans(this.workDir);
+    if (orphans) log.warn({ orphans }, 'stopped steps left running by an earlier process of this agent');
     await Promise.all(this.informers.map((i) => i.start()));
     // Runs this identity held before a restart are not running here any more: hand them back now
     // rather than after the heartbeat goes stale.
@@ -250,7 +257,7 @@ export class Agent {
     const runtime = this.serves(r) as Runtime;
     const logFile = await this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
     const exec = new Execution(claimed, runtime, {
-      dir: join(this.logs.dataDir, 'work', `${r.metadata.uid ?? ''}-${attempts}`),
+      dir: join(this.workDir, `${r.metadata.uid ?? ''}-${attempts}`),
       logFile,
       maxLogBytes: this.opts.maxLogBytes,
       graceMs: this.opts.graceMs,

@@ -4,7 +4,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Run } from '../src/api/types.js';
-import { Execution } from './execute.js';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Execution, reapOrphans } from './execute.js';
 import { bashRuntime, parseRuntimes } from './runtime.js';
 
 const root = mkdtempSync(join(tmpdir(), 'krt-exec-test-'));
@@ -129,6 +131,24 @@ describe('Execution (real bash)', () => {
   it('reports an output file over the limit by its size, without reading it', async () => {
     const e = await execute('head -c 70000 /dev/zero | tr "\\0" a > "$KRT_OUTPUT"').exec.done;
     expect(e.outputFile).toEqual({ bytes: 70000 });
+  });
+});
+
+describe('reapOrphans', () => {
+  it('kills the process groups an earlier agent process left and removes their folders', async () => {
+    const marker = `sleep 4444.${process.pid}`;
+    const child = spawn('bash', ['-c', `${marker} & ${marker}`], { detached: true, stdio: 'ignore' });
+    const work = join(root, 'orphans');
+    mkdirSync(join(work, 'u1-1'), { recursive: true });
+    writeFileSync(join(work, 'u1-1', 'pgid'), String(child.pid));
+    mkdirSync(join(work, 'u2-1'), { recursive: true }); // started, never spawned: no pgid
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alive(marker)).toBeGreaterThanOrEqual(2);
+    expect(await reapOrphans(work)).toBe(1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alive(marker)).toBe(0);
+    expect(existsSync(join(work, 'u1-1')) || existsSync(join(work, 'u2-1'))).toBe(false);
+    expect(await reapOrphans(join(root, 'missing'))).toBe(0);
   });
 });
 

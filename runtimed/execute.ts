@@ -1,8 +1,8 @@
 // One execution of a Run's script: a fresh working directory, the KRT_* files, the process in its
 // own process group (so a stop reaches every child), the full log on disk and a tail in memory.
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Run } from '../src/api/types.js';
 import { MAX_CONTROL_FILE_BYTES } from '../src/runtime/control.js';
@@ -110,6 +110,7 @@ export class Execution {
       KRT_STATUS: files.status,
       KRT_WORKSPACE: workspace,
       KRT_RUN: run.metadata.name ?? '',
+      KRT_ATTEMPT: String(run.status?.attempts ?? 1),
       ...Object.fromEntries((run.spec.env ?? []).map((e) => [e.name, e.value ?? ''])),
     };
     const { file, args } = runtime.command({ workspace, script: files.script });
@@ -122,6 +123,8 @@ export class Execution {
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         this.pgid = child.pid;
+        // A restarted agent stops what its previous life left running (see reapOrphans).
+        if (child.pid) writeFileSync(join(dir, 'pgid'), String(child.pid));
         child.stdout.on('data', onData);
         child.stderr.on('data', onData);
         child.on('error', (e) => resolve({ exitCode: null, signal: null, startError: e.message }));
@@ -159,4 +162,26 @@ async function readBounded(path: string, max: number): Promise<string | { bytes:
   } catch {
     return '';
   }
+}
+
+/**
+ * Kills the process groups of executions left in `workDir` by an earlier process of the same agent
+ * (one that was killed and could not stop its steps), so a re-queued Run never runs twice at once.
+ */
+export async function reapOrphans(workDir: string): Promise<number> {
+  let killed = 0;
+  for (const entry of await readdir(workDir).catch(() => [] as string[])) {
+    const dir = join(workDir, entry);
+    const pgid = Number(await readFile(join(dir, 'pgid'), 'utf8').catch(() => ''));
+    if (Number.isInteger(pgid) && pgid > 1) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+        killed++;
+      } catch {
+        // already gone
+      }
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+  return killed;
 }

@@ -1,26 +1,44 @@
 #!/usr/bin/env bash
-# `make demo`, for now: the environment is up (make up ran first); install the sample Workflows
-# and show the API. Running them end to end needs runtimed (its own issue).
+# `make demo`: the environment is up (make up ran first). Installs the samples (the first seed's
+# release -> deploy-workflow -> verify-workflow), triggers `release`, waits, and shows the tree, the
+# outputs and the logs. Fails when the run does not succeed or the endpoint does not reach notify.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-k=("$root/.kruntimes/bin/kubectl" --kubeconfig "$root/.kruntimes/kubeconfig")
-echo "== the kruntimes.io API"
-"${k[@]}" api-resources --api-group=kruntimes.io
-echo
-echo "== sample Workflows (config/samples: release -> deploy-workflow -> verify-workflow)"
+export KUBECONFIG="$root/.kruntimes/kubeconfig"
+k=("$root/.kruntimes/bin/kubectl")
+krt=("$root/bin/krt")
+
+echo "== sample Workflows (config/samples)"
 "${k[@]}" apply -k "$root/config/samples"
 "${k[@]}" get workflows
 echo
-echo "== kubectl explain workflow.spec.jobs"
-"${k[@]}" explain workflow.spec.jobs | sed -n '1,25p'
+echo "== krt workflow trigger release --wait"
+name=$("${krt[@]}" workflow trigger release)
+echo "$name"
+outputs=$("${krt[@]}" workflowrun watch "$name") || { echo "demo: $name did not succeed" >&2; "${krt[@]}" workflowrun get "$name" >&2; exit 1; }
+echo
+echo "== krt workflowrun get $name"
+"${krt[@]}" workflowrun get "$name"
+echo
+echo "== outputs"
+echo "${outputs:-"(the release workflow declares no outputs)"}"
+echo
+echo "== krt workflowrun logs $name"
+logs=$("${krt[@]}" workflowrun logs "$name")
+echo "$logs"
+grep -q '^notify:send | released to https://staging.example.com$' <<<"$logs" ||
+  { echo "demo: the notify step's log does not show the endpoint from verify-workflow" >&2; exit 1; }
+echo
+echo "== kubectl get workflowruns,runs"
+"${k[@]}" get workflowruns,runs
 cat <<MSG
 
-The samples are installed and the controller is running. Running them end to end needs the
-runtime agent (runtimed), which is not part of this build yet: a triggered run waits at its first
-step. Look around with:
-  export KUBECONFIG=$root/.kruntimes/kubeconfig
-  $root/.kruntimes/bin/kubectl get wf
-  $root/bin/krt validate -f $root/config/samples
-  $root/bin/krt workflow trigger release      # creates the run; its steps wait for runtimed
+Demo done: $name Succeeded; the endpoint made in deploy-workflow and checked in verify-workflow
+(three levels down) reached the notify step. The environment is still up. Look around with:
+  export KUBECONFIG=$KUBECONFIG
+  $root/bin/krt wfr list                     # runs;   krt wfr get $name   for the tree
+  $root/bin/krt run list                     # steps;  krt run logs NAME   for one step's log
+  $root/bin/krt workflow trigger release --wait
+  $root/.kruntimes/bin/kubectl get wf,wfr,krun
 Stop everything with: make down
 MSG

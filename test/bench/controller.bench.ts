@@ -1,8 +1,9 @@
 // `make bench` (controller part): 200 WorkflowRuns x 5 jobs x 2 steps of `true`, 50 at a time.
 // Prints completed steps per second, p50/p99 create-to-Succeeded, controller API writes per step
 // (its own client counter) and controller RSS. Figures only, nothing asserted.
-// The Runs are completed by a stand-in executor in this process (watch, one status write per Run)
-// until runtimed lands; its writes are printed apart from the controller's.
+// The Runs are completed by a stand-in executor in this process (watch, one status write per Run),
+// so the figure is the controller's alone; their runtime `bench-standin` is one runtimed does not
+// serve. runtimed has its own benchmark (runtimed.bench.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,7 +37,7 @@ function body(i: number): WorkflowRun {
   const jobs: Record<string, unknown> = {};
   for (let j = 0; j < JOBS; j++)
     jobs[`j${j}`] = {
-      'runs-on': 'bash',
+      'runs-on': 'bench-standin',
       ...(j > 0 ? { needs: [`j${j - 1}`] } : {}),
       steps: Array.from({ length: STEPS }, (_, s) => ({ name: `s${s}`, run: 'true' })),
     };

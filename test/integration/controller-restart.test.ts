@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
-import { RunDriver } from '../harness/driver.js';
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot, stateDir } from '../harness/paths.js';
 import { processAlive } from '../harness/webhook.js';
@@ -35,14 +34,10 @@ const startController = () =>
   });
 
 let c: TestCluster;
-let driver: RunDriver;
 beforeAll(async () => {
   c = await testCluster('restart');
-  driver = new RunDriver(c.admin, c.namespace);
-  driver.start();
 });
 afterAll(async () => {
-  driver?.stop();
   if (!processAlive(controllerPid())) startController();
   // Leave a leading controller behind for the suites that run next.
   await eventually(async () => (await isLeader()) === 1, 40000, 'the controller to lead again');

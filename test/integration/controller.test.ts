@@ -1,11 +1,10 @@
-// The controller through the real API server with the webhook registered; Runs are finished by a
-// test driver that runs real bash (runtimed is its own issue).
+// The controller through the real API server with the webhook registered; the Runs it creates are
+// executed by the local runtimed (real bash).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
-import { RunDriver } from '../harness/driver.js';
 import { kubectl } from '../harness/kubectl.js';
 import { adminKubeconfig, repoRoot } from '../harness/paths.js';
 
@@ -15,7 +14,7 @@ const inline = (run: string, extra: object = {}) => ({
   ...extra,
 });
 
-/** Runs krt without blocking the event loop: the Run driver lives in this process. */
+/** Runs krt as a child process, as a user would. */
 function krt(
   c: TestCluster,
   ...args: string[]
@@ -76,14 +75,10 @@ const workflow = (name: string, spec: object) => ({
 
 describe('the seed topology, three levels', () => {
   let c: TestCluster;
-  let driver: RunDriver;
   beforeAll(async () => {
     c = await testCluster('ctrl-seed');
-    driver = new RunDriver(c.admin, c.namespace);
-    driver.start();
   });
   afterAll(async () => {
-    driver?.stop();
     await c?.cleanup();
   });
 
@@ -127,18 +122,14 @@ describe('the seed topology, three levels', () => {
 
 describe('cycles and failures', () => {
   let c: TestCluster;
-  let driver: RunDriver;
   beforeAll(async () => {
     // The webhook would refuse the cycles; this namespace skips it, as if it were removed.
     c = await testCluster('ctrl-cycle', { 'kruntimes.io/admission': 'disabled' });
-    driver = new RunDriver(c.admin, c.namespace);
-    driver.start();
     apply(c, workflow('a', { jobs: { call: { uses: 'b' } } }));
     apply(c, workflow('b', { jobs: { call: { uses: 'a' } } }));
     apply(c, workflow('self', { jobs: { me: { uses: 'self' } } }));
   });
   afterAll(async () => {
-    driver?.stop();
     await c?.cleanup();
   });
 
@@ -226,14 +217,10 @@ describe('cycles and failures', () => {
 
 describe('template edits and cancellation', () => {
   let c: TestCluster;
-  let driver: RunDriver;
   beforeAll(async () => {
     c = await testCluster('ctrl-edit');
-    driver = new RunDriver(c.admin, c.namespace);
-    driver.start();
   });
   afterAll(async () => {
-    driver?.stop();
     await c?.cleanup();
   });
 
