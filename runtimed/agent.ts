@@ -68,7 +68,7 @@ export class Agent {
       }),
       claims: new Counter({
         name: 'krt_runtimed_claims_total',
-        help: 'Claim attempts, by result (won, lost: another agent was first).',
+        help: 'Claim attempts, by result (won; lost: another agent was first; error).',
         labelNames: ['result'],
         registers: [this.registry],
       }),
@@ -122,6 +122,8 @@ export class Agent {
     this.accepting = true;
     this.fill();
     this.timers.push(setInterval(() => void this.heartbeat(), this.opts.heartbeatMs));
+    // A safety net under the watch events: waiting Runs are offered free slots every few seconds.
+    this.timers.push(setInterval(() => this.fill(), 2000));
     this.timers.push(setInterval(() => void this.reapStale(), Math.max(500, this.opts.staleMs / 3)));
   }
 
@@ -250,7 +252,11 @@ export class Agent {
     } catch (e) {
       this.claiming.delete(k);
       if (statusCode(e) === 409 || statusCode(e) === 404) this.metrics.claims.inc({ result: 'lost' });
-      else log.warn({ run: k, err: statusMessage(e) }, 'claim failed');
+      else {
+        // The API server or the network failed, not the race: the periodic fill offers it again.
+        this.metrics.claims.inc({ result: 'error' });
+        log.warn({ run: k, err: statusMessage(e) }, 'claim failed; will retry');
+      }
       return;
     }
     const attempts = status.attempts ?? 1;

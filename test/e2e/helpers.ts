@@ -1,0 +1,81 @@
+// Shared steps of the end-to-end suites: Runs and WorkflowRuns through the real API server, and
+// the processes on this machine.
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { Run, WorkflowRun } from '../../src/api/types.js';
+import { crd } from '../../src/kube/client.js';
+import { eventually, type TestCluster } from '../harness/cluster.js';
+import { adminKubeconfig, repoRoot } from '../harness/paths.js';
+
+export async function createRun(c: TestCluster, name: string, spec: Partial<Run['spec']>): Promise<Run> {
+  return (await c.admin.custom.createNamespacedCustomObject({
+    ...crd('runs', c.namespace),
+    body: {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Run',
+      metadata: { name },
+      spec: { runtime: 'bash', ...spec },
+    },
+  })) as Run;
+}
+
+export async function getRun(c: TestCluster, name: string): Promise<Run> {
+  return (await c.admin.custom.getNamespacedCustomObject({ ...crd('runs', c.namespace), name })) as Run;
+}
+
+export async function getWorkflowRun(c: TestCluster, name: string): Promise<WorkflowRun> {
+  return (await c.admin.custom.getNamespacedCustomObject({
+    ...crd('workflowruns', c.namespace),
+    name,
+  })) as WorkflowRun;
+}
+
+export async function patchRun(c: TestCluster, name: string, body: object, status = false): Promise<Run> {
+  const args = { ...crd('runs', c.namespace), name, body };
+  const opts = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  return (await (status
+    ? c.admin.custom.patchNamespacedCustomObjectStatus(args, opts)
+    : c.admin.custom.patchNamespacedCustomObject(args, opts))) as Run;
+}
+
+/** Waits until the Run reaches one of the phases and returns it. */
+export async function runInPhase(
+  c: TestCluster,
+  name: string,
+  phases: string[],
+  timeoutMs = 30_000,
+): Promise<Run> {
+  let last: Run | undefined;
+  await eventually(
+    async () => {
+      last = await getRun(c, name);
+      return phases.includes(last.status?.phase ?? '');
+    },
+    timeoutMs,
+    `run ${name} to reach ${phases.join('|')} (last: ${JSON.stringify(last?.status ?? {})})`,
+  );
+  return last as Run;
+}
+
+/** Processes on this machine whose command line contains `marker`. */
+export function processesWith(marker: string): string[] {
+  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(marker) && !l.includes('ps -eo'));
+}
+
+/** krt as a child process with the admin kubeconfig in the suite's namespace. */
+export function krt(
+  c: TestCluster,
+  ...args: string[]
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(join(repoRoot, 'bin/krt'), ['--kubeconfig', adminKubeconfig, '-n', c.namespace, ...args]);
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}

@@ -1,0 +1,68 @@
+// Extra runtimed processes for suites that kill, restart or pair agents. Each serves its own
+// runtime name (a pool of the built-in bash runtime), so the shared local agent leaves its Runs alone.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { adminKubeconfig, repoRoot } from './paths.js';
+import { join } from 'node:path';
+
+export interface AgentProcess {
+  proc: ChildProcess;
+  pid: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export interface AgentFlags {
+  identity: string;
+  runtime: string;
+  dataDir: string;
+  namespace: string;
+  concurrency?: number;
+  staleSeconds?: number;
+  shutdownSeconds?: number;
+}
+
+export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
+  const proc = spawn(
+    process.execPath,
+    [
+      join(repoRoot, 'dist/runtimed/main.js'),
+      '--kubeconfig',
+      adminKubeconfig,
+      '--identity',
+      f.identity,
+      '--runtimes',
+      `${f.runtime}=bash`,
+      '--namespaces',
+      f.namespace,
+      '--data-dir',
+      f.dataDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--concurrency',
+      String(f.concurrency ?? 8),
+      '--heartbeat-seconds',
+      '1',
+      '--stale-seconds',
+      String(f.staleSeconds ?? 5),
+      '--grace-seconds',
+      '1',
+      '--shutdown-seconds',
+      String(f.shutdownSeconds ?? 5),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KRT_COMPONENT: `runtimed-${f.identity}` } },
+  );
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  // Ready once it logged that it runs (after its informer synced).
+  const deadline = Date.now() + 20_000;
+  while (!out.includes('runtimed running')) {
+    if (proc.exitCode !== null || Date.now() > deadline)
+      throw new Error(`runtimed ${f.identity} did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { proc, pid: proc.pid ?? 0, output: () => out, exited };
+}
