@@ -66,12 +66,22 @@ export function processesWith(marker: string): string[] {
 }
 
 /** krt as a child process with the admin kubeconfig in the suite's namespace. */
-export function krt(
+type KrtResult = { status: number | null; stdout: string; stderr: string };
+
+export function krt(c: TestCluster, ...args: string[]): Promise<KrtResult> {
+  return krtAs(c, { kubeconfig: adminKubeconfig }, ...args);
+}
+
+/** krt with another kubeconfig or extra environment. */
+export function krtAs(
   c: TestCluster,
+  o: { kubeconfig: string; env?: Record<string, string> },
   ...args: string[]
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
+): Promise<KrtResult> {
   return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'bin/krt'), ['--kubeconfig', adminKubeconfig, '-n', c.namespace, ...args]);
+    const p = spawn(join(repoRoot, 'bin/krt'), ['--kubeconfig', o.kubeconfig, '-n', c.namespace, ...args], {
+      env: { ...process.env, ...o.env },
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
