@@ -59,7 +59,7 @@ describe('the samples', () => {
     expect(lines[0]).toMatch(
       new RegExp(`^${release}  Succeeded  \\d+s  endpoint=https://staging.example.com$`),
     );
-    const shape = lines.map((l) => l.replace(/  \d+s/g, '').replace(new RegExp(release, 'g'), 'R'));
+    const shape = lines.map((l) => l.replace(/ {2}\d+s/g, '').replace(new RegExp(release, 'g'), 'R'));
     expect(shape).toEqual([
       'R  Succeeded  endpoint=https://staging.example.com',
       '├─ build  Succeeded  environment=staging',
