@@ -44,6 +44,7 @@ bench: up
 	node_modules/.bin/tsx test/bench/core.bench.ts
 	node_modules/.bin/tsx test/bench/webhook.bench.ts
 	node_modules/.bin/tsx test/bench/controller.bench.ts
+	node_modules/.bin/tsx test/bench/runtimed.bench.ts
 
 lint: install
 	node_modules/.bin/tsc -p tsconfig.json --noEmit

@@ -32,10 +32,15 @@ interface Active {
   attempts: number;
   /** Another agent or a re-queue took the Run: stop without reporting. */
   lost: boolean;
+  /** The end is being reported: no more heartbeats. */
+  ending: boolean;
+  /** Last time this agent wrote heartbeatTime (the claim writes the first). */
+  beat: number;
 }
 
 const key = (r: Run) => `${r.metadata.namespace ?? ''}/${r.metadata.name ?? ''}`;
 const TERMINAL = new Set(['Succeeded', 'Failed', 'Timeout', 'Cancelled']);
+const CLAIM_JITTER_MS = 20;
 
 export class Agent {
   readonly registry = new Registry();
@@ -161,7 +166,24 @@ export class Agent {
     }
     if (!isClaimable(r) || this.claiming.has(key(r)) || !this.accepting) return;
     if (r.spec.cancelRequested) void this.cancelUnclaimed(r);
-    else if (this.slots() > 0) void this.claim(r);
+    else if (this.slots() > 0) {
+      // Agents see a new Run at the same moment; a short random wait lets the first claim reach
+      // the others' caches, so they do not all spend a write on losing the race.
+      this.claiming.add(key(r));
+      setTimeout(() => {
+        this.claiming.delete(key(r));
+        const latest = this.latest(r) ?? r;
+        if (isClaimable(latest) && this.accepting && this.slots() > 0) void this.claim(latest);
+      }, Math.random() * CLAIM_JITTER_MS);
+    }
+  }
+
+  private latest(r: Run): Run | undefined {
+    for (const i of this.informers) {
+      const found = i.get(r.metadata.namespace ?? '', r.metadata.name ?? '');
+      if (found) return found;
+    }
+    return undefined;
   }
 
   /** Offers free slots to waiting Runs, oldest first, with a little shuffle so agents collide less. */
@@ -268,17 +290,15 @@ export class Agent {
       maxLogBytes: this.opts.maxLogBytes,
       graceMs: this.opts.graceMs,
     });
-    const a: Active = { exec, run: claimed, attempts, lost: false };
+    const a: Active = { exec, run: claimed, attempts, lost: false, ending: false, beat: Date.now() };
     this.active.set(k, a);
     this.claiming.delete(k);
-    log.info({ run: k, attempt: attempts }, 'claimed');
+    log.debug({ run: k, attempt: attempts }, 'claimed');
     // A cancellation that arrived while claiming is in the cache already.
-    const latest = this.informers
-      .map((i) => i.get(r.metadata.namespace ?? '', r.metadata.name ?? ''))
-      .find(Boolean);
-    if (latest?.spec.cancelRequested) exec.stop('cancel');
+    if (this.latest(r)?.spec.cancelRequested) exec.stop('cancel');
     try {
       const ending = await exec.done;
+      a.ending = true;
       if (a.lost) return;
       if (exec.stopReason === 'release') {
         await this.requeue(
@@ -306,22 +326,30 @@ export class Agent {
     }
   }
 
+  /** Heartbeats for executions whose last beat is older than the interval; short steps need none. */
   private async heartbeat(): Promise<void> {
     const now = new Date().toISOString();
+    const due = Date.now() - this.opts.heartbeatMs * 0.9;
     await Promise.all(
-      [...this.active.entries()].map(async ([k, a]) => {
-        try {
-          await this.owned(a.run, a.attempts, [{ op: 'replace', path: '/status/heartbeatTime', value: now }]);
-        } catch (e) {
-          const code = statusCode(e);
-          if (code === 404 || code === 409 || code === 422) {
-            // The Run was deleted, re-queued or ended by someone else: this execution is not its own.
-            log.warn({ run: k, err: statusMessage(e) }, 'lost the Run; stopping its step');
-            a.lost = true;
-            a.exec.stop('release');
+      [...this.active.entries()]
+        .filter(([, a]) => !a.ending && a.beat <= due)
+        .map(async ([k, a]) => {
+          a.beat = Date.now();
+          try {
+            await this.owned(a.run, a.attempts, [
+              { op: 'replace', path: '/status/heartbeatTime', value: now },
+            ]);
+          } catch (e) {
+            const code = statusCode(e);
+            if (a.ending) return; // the end was reported first
+            if (code === 404 || code === 409 || code === 422) {
+              // The Run was deleted, re-queued or ended by someone else: this execution is not its own.
+              log.warn({ run: k, err: statusMessage(e) }, 'lost the Run; stopping its step');
+              a.lost = true;
+              a.exec.stop('release');
+            }
           }
-        }
-      }),
+        }),
     );
   }
 

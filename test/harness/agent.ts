@@ -18,6 +18,7 @@ export interface AgentFlags {
   namespace: string;
   concurrency?: number;
   staleSeconds?: number;
+  heartbeatSeconds?: number;
   shutdownSeconds?: number;
 }
 
@@ -43,7 +44,7 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
       '--concurrency',
       String(f.concurrency ?? 8),
       '--heartbeat-seconds',
-      '1',
+      String(f.heartbeatSeconds ?? 1),
       '--stale-seconds',
       String(f.staleSeconds ?? 5),
       '--grace-seconds',

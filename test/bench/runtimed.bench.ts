@@ -1,0 +1,153 @@
+// `make bench` (runtimed part): 1,000 single-step Runs through two agents, first `true`, then a
+// step that sleeps 100 ms; each beside the floor, one client doing the same three API writes per
+// Run directly (create, status Running, status Succeeded) at the same concurrency. Prints Runs/s,
+// p50/p99 create-to-Succeeded, and ratios to the floor. Figures only, nothing asserted.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import * as k8s from '@kubernetes/client-node';
+import type { Run } from '../../src/api/types.js';
+import { crd } from '../../src/kube/client.js';
+import { ResilientInformer } from '../../src/kube/informer.js';
+import { startAgent } from '../harness/agent.js';
+import { testCluster, type TestCluster } from '../harness/cluster.js';
+
+const RUNS = Number(process.env.KRT_BENCH_RUNS ?? 1000);
+const CONCURRENCY = 64;
+const AGENT_CONCURRENCY = CONCURRENCY / 2;
+
+interface Result {
+  seconds: number;
+  latencies: number[];
+}
+
+const q = (l: number[], p: number) => l[Math.min(l.length - 1, Math.floor(p * l.length))] ?? NaN;
+
+function runBody(name: string, runtime: string, script: string): Run {
+  return { apiVersion: 'kruntimes.io/v1alpha1', kind: 'Run', metadata: { name }, spec: { runtime, script } };
+}
+
+/** RUNS creates, CONCURRENCY at a time; each waits until its Run is Succeeded (seen by a watch). */
+async function throughAgents(
+  c: TestCluster,
+  prefix: string,
+  runtime: string,
+  script: string,
+): Promise<Result> {
+  const waiting = new Map<string, () => void>();
+  const inf = new ResilientInformer<Run>(c.admin.kc, {
+    path: `/apis/kruntimes.io/v1alpha1/namespaces/${c.namespace}/runs`,
+  });
+  const check = (r: Run) => {
+    const phase = r.status?.phase;
+    if (phase && ['Succeeded', 'Failed', 'Timeout', 'Cancelled'].includes(phase)) {
+      if (phase !== 'Succeeded') console.error(`${r.metadata.name}: ${phase} ${r.status?.message ?? ''}`);
+      waiting.get(r.metadata.name ?? '')?.();
+    }
+  };
+  inf.on('update', (_o, r) => check(r));
+  await inf.start();
+  const latencies: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  const worker = async () => {
+    while (next < RUNS) {
+      const name = `${prefix}-${next++}`;
+      const t = performance.now();
+      const done = new Promise<void>((res) => waiting.set(name, res));
+      await c.admin.custom.createNamespacedCustomObject({
+        ...crd('runs', c.namespace),
+        body: runBody(name, runtime, script),
+      });
+      await done;
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - start) / 1000;
+  inf.stop();
+  return { seconds, latencies: latencies.sort((a, b) => a - b) };
+}
+
+/** The floor: the three writes an agent needs per Run, made directly by one client. */
+async function floor(c: TestCluster, prefix: string, holdMs: number): Promise<Result> {
+  const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+  const latencies: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  const worker = async () => {
+    while (next < RUNS) {
+      const name = `${prefix}-${next++}`;
+      const t = performance.now();
+      await c.admin.custom.createNamespacedCustomObject({
+        ...crd('runs', c.namespace),
+        body: runBody(name, 'bench-floor', 'true'),
+      });
+      const now = new Date().toISOString();
+      await c.admin.custom.patchNamespacedCustomObjectStatus(
+        {
+          ...crd('runs', c.namespace),
+          name,
+          body: { status: { phase: 'Running', assignedTo: 'floor', attempts: 1, startTime: now } },
+        },
+        merge,
+      );
+      if (holdMs) await new Promise((r) => setTimeout(r, holdMs));
+      await c.admin.custom.patchNamespacedCustomObjectStatus(
+        { ...crd('runs', c.namespace), name, body: { status: { phase: 'Succeeded', exitCode: 0 } } },
+        merge,
+      );
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { seconds: (performance.now() - start) / 1000, latencies: latencies.sort((a, b) => a - b) };
+}
+
+function report(title: string, ours: Result, base: Result): void {
+  const rate = (r: Result) => RUNS / r.seconds;
+  console.log(`${title}`);
+  console.log(
+    `  runtimed (2 agents x ${AGENT_CONCURRENCY})  ${rate(ours).toFixed(1)} Runs/s   p50 ${q(ours.latencies, 0.5).toFixed(0)} ms  p99 ${q(ours.latencies, 0.99).toFixed(0)} ms`,
+  );
+  console.log(
+    `  floor (3 writes per Run)      ${rate(base).toFixed(1)} Runs/s   p50 ${q(base.latencies, 0.5).toFixed(0)} ms  p99 ${q(base.latencies, 0.99).toFixed(0)} ms`,
+  );
+  console.log(
+    `  ratio to the floor            throughput ${(rate(ours) / rate(base)).toFixed(2)}   p50 latency ${(q(ours.latencies, 0.5) / q(base.latencies, 0.5)).toFixed(2)}   p99 latency ${(q(ours.latencies, 0.99) / q(base.latencies, 0.99)).toFixed(2)}`,
+  );
+}
+
+async function main() {
+  const c = await testCluster('rtbench');
+  const agents = await Promise.all(
+    ['bench-a', 'bench-b'].map((identity) =>
+      startAgent({
+        identity,
+        runtime: 'bench-bash',
+        dataDir: mkdtempSync(join(tmpdir(), `krt-${identity}-`)),
+        namespace: c.namespace,
+        concurrency: AGENT_CONCURRENCY,
+        heartbeatSeconds: 5,
+        staleSeconds: 30,
+      }),
+    ),
+  );
+  try {
+    console.log(`${RUNS} single-step Runs per case, ${CONCURRENCY} in flight (create-to-Succeeded per Run)`);
+    report('`true`:', await throughAgents(c, 'true', 'bench-bash', 'true'), await floor(c, 'floor-true', 0));
+    report(
+      '`sleep 0.1`:',
+      await throughAgents(c, 'sleep', 'bench-bash', 'sleep 0.1'),
+      await floor(c, 'floor-sleep', 100),
+    );
+    console.log('  (for reference, the Go kruntimes project publishes 11.3 Runs/s and p50 580 ms on kind)');
+  } finally {
+    for (const a of agents) a.proc.kill('SIGTERM');
+    await Promise.all(agents.map((a) => a.exited));
+    await c.cleanup();
+  }
+}
+
+await main();
