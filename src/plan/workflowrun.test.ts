@@ -130,7 +130,13 @@ describe('planWorkflowRun', () => {
       c: inline('true', { needs: ['b'] }),
     });
     const { next } = step(observed(run));
-    next.runs = [finished(next.runs[0] as Run, 'Failed', { exitCode: 3, reason: 'NonZeroExit' })];
+    next.runs = [
+      finished(next.runs[0] as Run, 'Failed', {
+        exitCode: 3,
+        reason: 'NonZeroExit',
+        message: 'the script exited with code 3',
+      }),
+    ];
     const { plan } = step(next);
     expect(plan.status.jobs).toMatchObject({
       a: { phase: 'Failed', message: 'step "main" failed with exit code 3' },
@@ -143,6 +149,27 @@ describe('planWorkflowRun', () => {
     });
     expect(plan.status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Failed' });
     expect(plan.actions).toEqual([]);
+  });
+
+  it.each([
+    [
+      { phase: 'Failed', exitCode: 0, reason: 'OutputsInvalid', message: '$KRT_OUTPUT line 1: bad' },
+      'step "main" failed (OutputsInvalid): $KRT_OUTPUT line 1: bad',
+    ],
+    [
+      { phase: 'Timeout', reason: 'Timeout', message: 'stopped after timeoutSeconds 60' },
+      'step "main" timed out: stopped after timeoutSeconds 60',
+    ],
+    [
+      { phase: 'Failed', reason: 'Signaled', message: 'the script was killed by SIGKILL' },
+      'step "main" failed (Signaled): the script was killed by SIGKILL',
+    ],
+    [{ phase: 'Failed', exitCode: 2 }, 'step "main" failed with exit code 2'],
+  ] as const)('names why a step failed: %j', (status, message) => {
+    const { next } = step(observed(wfr({ a: inline('x') })));
+    const { phase, ...rest } = status;
+    next.runs = [finished(next.runs[0] as Run, phase, rest)];
+    expect(step(next).plan.status.jobs?.a).toMatchObject({ phase: 'Failed', message });
   });
 
   describe('call jobs', () => {

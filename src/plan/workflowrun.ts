@@ -180,15 +180,17 @@ function inlineJob(
   const failed = stepStatus.find((s) => s.phase && RUN_FAILED.has(s.phase));
   if (failed) {
     const r = failed.run?.status ?? {};
+    // The exit code says it all for a plain failure; other reasons (OutputsInvalid, Signaled, ...)
+    // carry runtimed's message.
+    const plain = r.reason === 'NonZeroExit' || (!r.reason && r.exitCode !== undefined);
     const how =
       r.phase === 'Timeout'
         ? 'timed out'
-        : `failed${r.exitCode !== undefined ? ` with exit code ${r.exitCode}` : ''}`;
-    return {
-      ...st,
-      phase: 'Failed',
-      message: `step "${failed.step.name}" ${how}${r.message ? `: ${r.message}` : ''}`,
-    };
+        : plain
+          ? `failed with exit code ${r.exitCode ?? '?'}`
+          : `failed${r.reason ? ` (${r.reason})` : ''}`;
+    const detail = !plain && r.message ? `: ${r.message}` : '';
+    return { ...st, phase: 'Failed', message: `step "${failed.step.name}" ${how}${detail}` };
   }
   if (stepStatus.some((s) => s.phase === 'Cancelled')) {
     const active = stepStatus.some(

@@ -37,7 +37,7 @@ start_webhook() {
   . "$state/ports.env"
   (cd "$root" && KRT_COMPONENT=webhook exec setsid node --enable-source-maps dist/webhook/main.js \
     --host 127.0.0.1 --port "$WEBHOOK_PORT" --cert "$pki/webhook.crt" --key "$pki/webhook.key" \
-    --kubeconfig "$state/kubeconfig" >>"$logs/webhook.log" 2>&1 </dev/null) &
+    --kubeconfig "$state/kubeconfig-webhook" >>"$logs/webhook.log" 2>&1 </dev/null) &
   echo $! > "$pids/webhook.pid"
 }
 
@@ -61,7 +61,7 @@ start_controller() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
   (cd "$root" && KRT_COMPONENT=controller exec setsid node --enable-source-maps dist/controller/main.js \
-    --kubeconfig "$state/kubeconfig" --metrics-port "$CONTROLLER_PORT" --identity local-controller \
+    --kubeconfig "$state/kubeconfig-controller" --metrics-port "$CONTROLLER_PORT" --identity local-controller \
     >>"$logs/controller.log" 2>&1 </dev/null) &
   echo $! > "$pids/controller.pid"
 }
@@ -78,7 +78,7 @@ start_runtimed() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
   (cd "$root" && KRT_COMPONENT=runtimed exec setsid node --enable-source-maps dist/runtimed/main.js \
-    --kubeconfig "$state/kubeconfig" --identity local-runtimed --data-dir "$state/runtimed" \
+    --kubeconfig "$state/kubeconfig-runtimed" --identity local-runtimed --data-dir "$state/runtimed" \
     --host 127.0.0.1 --port "$RUNTIMED_PORT" --cert "$pki/runtimed.crt" --key "$pki/runtimed.key" \
     --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 \
     >>"$logs/runtimed.log" 2>&1 </dev/null) &

@@ -33,7 +33,7 @@ read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT WEBHOOK_PORT CONTROLLER_PORT 
 printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\nWEBHOOK_PORT=%s\nCONTROLLER_PORT=%s\nRUNTIMED_PORT=%s\n' \
   "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" "$WEBHOOK_PORT" "$CONTROLLER_PORT" "$RUNTIMED_PORT" > "$state/ports.env"
 
-kubeconfig() { # FILE USER
+kubeconfig() { # FILE USER [IMPERSONATED-USER]
   cat > "$1" <<YAML
 apiVersion: v1
 kind: Config
@@ -46,7 +46,8 @@ users:
 - name: $2
   user:
     client-certificate-data: $(base64 -w0 < "$pki/$2.crt")
-    client-key-data: $(base64 -w0 < "$pki/$2.key")
+    client-key-data: $(base64 -w0 < "$pki/$2.key")${3:+
+    as: $3}
 contexts:
 - name: kruntimes-local
   context: { cluster: kruntimes-local, user: $2, namespace: default }
@@ -57,6 +58,11 @@ YAML
 kubeconfig "$state/kubeconfig" admin
 kubeconfig "$state/kubeconfig-user" user
 kubeconfig "$state/kubeconfig-kcm" kcm
+# The product's processes act as their service accounts (config/rbac), impersonated by the admin
+# certificate, so their ClusterRoles are what every local run and test exercises.
+for component in webhook controller runtimed; do
+  kubeconfig "$state/kubeconfig-$component" admin "system:serviceaccount:kruntimes-system:kruntimes-$component"
+done
 
 start() { # NAME ARGS...
   local name=$1; shift
@@ -102,8 +108,8 @@ kubectl=("$state/bin/kubectl" --kubeconfig "$state/kubeconfig")
 mapfile -t crds < <("${kubectl[@]}" apply --server-side -k "$root/config/crd" -o name)
 "${kubectl[@]}" wait --for=condition=Established --timeout=60s "${crds[@]}" >/dev/null
 log "CRDs installed: ${crds[*]##*/}"
-# The namespace of the controller's leader-election Lease.
-"${kubectl[@]}" create namespace kruntimes-system >/dev/null
+# The system namespace, the service accounts and their permissions.
+"${kubectl[@]}" apply --server-side -k "$root/config/rbac" >/dev/null
 
 start kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig="$state/kubeconfig-kcm" \

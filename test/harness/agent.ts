@@ -1,7 +1,7 @@
 // Extra runtimed processes for suites that kill, restart or pair agents. Each serves its own
 // runtime name (a pool of the built-in bash runtime), so the shared local agent leaves its Runs alone.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { adminKubeconfig, repoRoot } from './paths.js';
+import { repoRoot, stateDir } from './paths.js';
 import { join } from 'node:path';
 
 export interface AgentProcess {
@@ -28,7 +28,8 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
     [
       join(repoRoot, 'dist/runtimed/main.js'),
       '--kubeconfig',
-      adminKubeconfig,
+      // As the runtimed service account, so the suites exercise config/rbac.
+      join(stateDir, 'kubeconfig-runtimed'),
       '--identity',
       f.identity,
       '--runtimes',

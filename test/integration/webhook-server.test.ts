@@ -92,10 +92,10 @@ describe('webhook manifests', () => {
       }
     }
     const certs = render('config/certmanager');
-    expect(certs.map((d) => d.kind).sort()).toEqual(['Certificate', 'Issuer']);
-    expect(certs.find((d) => d.kind === 'Certificate')?.spec.dnsNames).toContain(
-      'kruntimes-webhook.kruntimes-system.svc',
-    );
+    expect(certs.map((d) => d.kind).sort()).toEqual(['Certificate', 'Certificate', 'Issuer']);
+    const dnsNames = certs.filter((d) => d.kind === 'Certificate').flatMap((d) => d.spec.dnsNames);
+    expect(dnsNames).toContain('kruntimes-webhook.kruntimes-system.svc');
+    expect(dnsNames).toContain('kruntimes-runtimed.kruntimes-system.svc');
     expect(render('.').length).toBeGreaterThan(10);
   });
 

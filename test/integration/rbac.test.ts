@@ -1,0 +1,69 @@
+// config/rbac: what each process may do, asked of the real API server's RBAC authorizer. The local
+// environment runs the webhook, controller and runtimed as these service accounts, so the other
+// suites prove the rules are enough; this one proves they are not more than needed.
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { kubectl } from '../harness/kubectl.js';
+import { repoRoot } from '../harness/paths.js';
+
+const can = (who: string, verb: string, resource: string, ns = 'default') =>
+  kubectl([
+    'auth',
+    'can-i',
+    verb,
+    resource,
+    '-n',
+    ns,
+    `--as=system:serviceaccount:kruntimes-system:kruntimes-${who}`,
+  ]).stdout.trim();
+
+describe('service accounts of config/rbac', () => {
+  it.each([
+    ['runtimed', 'watch', 'runs.kruntimes.io', 'yes'],
+    ['runtimed', 'patch', 'runs.kruntimes.io/status', 'yes'],
+    ['runtimed', 'create', 'tokenreviews.authentication.k8s.io', 'yes'],
+    ['runtimed', 'create', 'subjectaccessreviews.authorization.k8s.io', 'yes'],
+    ['runtimed', 'create', 'runs.kruntimes.io', 'no'],
+    ['runtimed', 'patch', 'runs.kruntimes.io', 'no'],
+    ['runtimed', 'get', 'workflowruns.kruntimes.io', 'no'],
+    ['runtimed', 'get', 'secrets', 'no'],
+    ['controller', 'create', 'runs.kruntimes.io', 'yes'],
+    ['controller', 'create', 'workflowruns.kruntimes.io', 'yes'],
+    ['controller', 'update', 'workflowruns.kruntimes.io/status', 'yes'],
+    ['controller', 'create', 'controllerrevisions.apps', 'yes'],
+    ['controller', 'create', 'events', 'yes'],
+    ['controller', 'patch', 'runs.kruntimes.io/status', 'no'],
+    ['controller', 'delete', 'workflowruns.kruntimes.io', 'no'],
+    ['controller', 'update', 'workflows.kruntimes.io', 'no'],
+    ['webhook', 'list', 'workflows.kruntimes.io', 'yes'],
+    ['webhook', 'list', 'runs.kruntimes.io', 'no'],
+  ])('%s %s %s: %s', (who, verb, resource, answer) => {
+    expect(can(who, verb, resource)).toBe(answer);
+  });
+
+  it('the controller may hold its Lease in kruntimes-system only', () => {
+    expect(can('controller', 'update', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('yes');
+    expect(can('controller', 'update', 'leases.coordination.k8s.io', 'default')).toBe('no');
+  });
+
+  it('config/default renders the three Deployments, each with its own service account', () => {
+    const r = kubectl(['kustomize', join(repoRoot, 'config/default')]);
+    expect(r.status).toBe(0);
+    const docs = parseAllDocuments(r.stdout).map(
+      (d) =>
+        d.toJSON() as {
+          kind: string;
+          metadata: { name: string };
+          spec: { template: { spec: { serviceAccountName: string } } };
+        },
+    );
+    const deployments = docs.filter((d) => d.kind === 'Deployment');
+    expect(deployments.map((d) => [d.metadata.name, d.spec.template.spec.serviceAccountName]).sort()).toEqual(
+      [
+        ['kruntimes-controller', 'kruntimes-controller'],
+        ['kruntimes-runtimed', 'kruntimes-runtimed'],
+        ['kruntimes-webhook', 'kruntimes-webhook'],
+      ],
+    );
+  });
+});
