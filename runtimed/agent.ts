@@ -283,7 +283,7 @@ export class Agent {
     }
     const attempts = status.attempts ?? 1;
     const runtime = this.serves(r) as Runtime;
-    const logFile = await this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
+    const logFile = this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
     const exec = new Execution(claimed, runtime, {
       dir: join(this.workDir, `${r.metadata.uid ?? ''}-${attempts}`),
       logFile,

@@ -134,6 +134,25 @@ describe('Execution (real bash)', () => {
   });
 });
 
+describe('Execution setup failures', () => {
+  it('a folder that cannot be made is a StartError, not a crash', async () => {
+    const run: Run = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Run',
+      metadata: { name: 'x', namespace: 'ns', uid: 'x' },
+      spec: { runtime: 'bash', script: 'true' },
+    };
+    const e = await new Execution(run, bashRuntime, {
+      dir: '/dev/null/work',
+      logFile: join(root, 'x.log'),
+      maxLogBytes: 100,
+      graceMs: 100,
+    }).done;
+    expect(e.startError).toMatch(/^cannot prepare the step: ENOTDIR/);
+    expect(e.exitCode).toBeNull();
+  });
+});
+
 describe('reapOrphans', () => {
   it('kills the process groups an earlier agent process left and removes their folders', async () => {
     const marker = `sleep 4444.${process.pid}`;

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Run } from '../src/api/types.js';
 import { MAX_CONTROL_FILE_BYTES } from '../src/runtime/control.js';
 import { logTail, type Ending } from '../src/runtime/lifecycle.js';
@@ -63,11 +63,30 @@ export class Execution {
   }
 
   private async execute(run: Run, runtime: Runtime): Promise<Omit<Ending, 'now'>> {
+    try {
+      return await this.run(run, runtime);
+    } catch (e) {
+      // The folder or the files could not be made (a full or read-only disk): the Run fails
+      // with the reason instead of staying Running until its heartbeat goes stale.
+      await rm(this.opts.dir, { recursive: true, force: true }).catch(() => undefined);
+      return {
+        exitCode: null,
+        signal: null,
+        startError: `cannot prepare the step: ${(e as Error | undefined)?.message ?? String(e)}`,
+        outputFile: '',
+        controlFile: '',
+        tail: '',
+      };
+    }
+  }
+
+  private async run(run: Run, runtime: Runtime): Promise<Omit<Ending, 'now'>> {
     const { dir } = this.opts;
     const workspace = join(dir, 'workspace');
     const meta = join(dir, 'meta');
     await mkdir(workspace, { recursive: true });
     await mkdir(meta, { recursive: true });
+    await mkdir(dirname(this.opts.logFile), { recursive: true });
     const files = {
       script: join(meta, 'script'),
       output: join(meta, 'output'),
@@ -81,6 +100,8 @@ export class Execution {
       writeFile(files.status, ''),
     ]);
     const log = createWriteStream(this.opts.logFile, { flags: 'a' });
+    // A log that cannot be written (a full disk) loses lines, not the step: logTail still has the end.
+    log.on('error', () => undefined);
     const tail: Buffer[] = [];
     let tailBytes = 0;
     let logged = 0;

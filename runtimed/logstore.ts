@@ -1,8 +1,8 @@
 // Full logs outside etcd: one file per execution under the data folder, removed after the
 // retention period.
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runLogDir, runLogFile } from '../src/runtime/logpaths.js';
+import { runLogFile } from '../src/runtime/logpaths.js';
 import { log } from '../src/telemetry/log.js';
 
 export class LogStore {
@@ -13,8 +13,8 @@ export class LogStore {
     private readonly retentionMs: number,
   ) {}
 
-  async fileFor(namespace: string, uid: string, attempt: number): Promise<string> {
-    await mkdir(runLogDir(this.dataDir, namespace, uid), { recursive: true });
+  /** The file of one execution's log; the executor makes its folder. */
+  fileFor(namespace: string, uid: string, attempt: number): string {
     return runLogFile(this.dataDir, namespace, uid, attempt);
   }
 

@@ -90,6 +90,10 @@ const server =
   f.cert && f.key
     ? https.createServer({ cert: readFileSync(f.cert), key: readFileSync(f.key), minVersion: 'TLSv1.2' }, app)
     : http.createServer(app);
+server.on('error', (e) => {
+  console.error(`runtimed: cannot serve on ${f.host}:${f.port}: ${e.message}`);
+  process.exit(1);
+});
 server.listen(Number(f.port), f.host);
 
 logs.startSweeping();

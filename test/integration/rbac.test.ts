@@ -6,16 +6,20 @@ import { parseAllDocuments } from 'yaml';
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot } from '../harness/paths.js';
 
-const can = (who: string, verb: string, resource: string, ns = 'default') =>
-  kubectl([
+/** `kubectl auth can-i` as the service account; `runs.kruntimes.io/status` names a subresource. */
+function can(who: string, verb: string, resource: string, ns = 'default'): string {
+  const [plural = '', subresource] = resource.split('/');
+  return kubectl([
     'auth',
     'can-i',
     verb,
-    resource,
+    plural,
+    ...(subresource ? [`--subresource=${subresource}`] : []),
     '-n',
     ns,
     `--as=system:serviceaccount:kruntimes-system:kruntimes-${who}`,
   ]).stdout.trim();
+}
 
 describe('service accounts of config/rbac', () => {
   it.each([
