@@ -1,5 +1,8 @@
+#!/usr/bin/env node
 // krt: the command-line client of kruntimes. Exit codes: 0 success, 1 a run failed or was cancelled,
 // 2 usage or validation error.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { validateManifests } from './commands/validate.js';
 import { runCommands } from './commands/run.js';
@@ -9,11 +12,30 @@ import { UsageError } from './connect.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
+/** The version in this package's package.json, from a clone (cli/) or an install (dist/cli/). */
+function packageVersion(): string {
+  for (const up of ['..', '../..']) {
+    try {
+      const pkg = JSON.parse(
+        readFileSync(fileURLToPath(new URL(`${up}/package.json`, import.meta.url)), 'utf8'),
+      ) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === 'kruntimes-ts' && pkg.version) return pkg.version;
+    } catch {
+      // not at this level
+    }
+  }
+  return 'unknown';
+}
+
 export function program(): Command {
   const krt = new Command('krt')
     .description('kruntimes: Kubernetes-native workflows, validated at apply time')
     .option('-n, --namespace <namespace>', 'namespace (default: the kubeconfig context, else default)')
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG)')
+    .version(packageVersion(), '--version', 'print the version of krt')
     .exitOverride()
     .configureOutput({ outputError: (s, write) => write(s) });
   workflowCommands(krt, () => krt.opts());
