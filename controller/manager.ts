@@ -177,6 +177,10 @@ export class Manager {
           // short retry is only a fallback, and a conflict does not grow the failure backoff.
           log.debug({ key }, 'status write conflicted; retrying');
           this.queue.addAfter(key, 200);
+        } else if (statusCode(e) === 403 && /because it is being terminated/.test(statusMessage(e))) {
+          // The namespace is going away with everything in it: nothing to create any more.
+          log.debug({ key }, 'namespace is terminating; not retrying');
+          this.queue.forget(key);
         } else {
           log.warn({ key, err: statusMessage(e) }, 'reconcile failed; retrying');
           this.queue.addRateLimited(key);
