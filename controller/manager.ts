@@ -12,6 +12,7 @@ import { WorkQueue } from '../src/kube/queue.js';
 import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { log } from '../src/telemetry/log.js';
 import { eventRecorder } from './events.js';
+import { reconcileWorkflow, WORKFLOW_KEY } from './workflow.js';
 import { reconcileWorkflowRun, type Caches, type Snapshot } from './workflowrun.js';
 
 export interface ManagerOptions {
@@ -97,7 +98,16 @@ export class Manager {
         if (ref.kind === 'WorkflowRun' && ref.controller)
           this.queue.add(`${o.metadata?.namespace}/${ref.name}`);
     };
-    const { workflowRuns, runs, snapshots } = this.caches;
+    const { workflowRuns, runs, snapshots, workflows } = this.caches;
+    // A Workflow's readiness depends on the Workflows it calls, so a change to any Workflow
+    // re-checks every Workflow of its namespace (namespaces hold templates, not thousands).
+    const namespaceOf = (o: KubeObject) => {
+      const ns = o.metadata?.namespace ?? '';
+      for (const w of workflows.list(ns)) this.queue.add(`${WORKFLOW_KEY}${ns}/${w.metadata.name}`);
+    };
+    workflows.on('add', namespaceOf);
+    workflows.on('update', (_old, o) => namespaceOf(o));
+    workflows.on('delete', namespaceOf);
     for (const [inf, handlers] of [
       [workflowRuns, [self, owner]],
       [runs, [owner]],
@@ -156,6 +166,8 @@ export class Manager {
     };
     for (const wf of this.caches.workflowRuns.list())
       this.queue.add(`${wf.metadata.namespace}/${wf.metadata.name}`);
+    for (const wf of this.caches.workflows.list())
+      this.queue.add(`${WORKFLOW_KEY}${wf.metadata.namespace}/${wf.metadata.name}`);
     for (let i = 0; i < this.opts.workers; i++) void this.worker(deps);
   }
 
@@ -165,7 +177,8 @@ export class Manager {
       if (key === undefined) return;
       const end = this.latency.startTimer();
       try {
-        await reconcileWorkflowRun(key, deps);
+        if (key.startsWith(WORKFLOW_KEY)) await reconcileWorkflow(key, deps);
+        else await reconcileWorkflowRun(key, deps);
         this.queue.forget(key);
         this.reconciles.inc({ result: 'ok' });
       } catch (e) {

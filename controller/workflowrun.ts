@@ -72,7 +72,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
 }
 
 /** Timestamps that only the planner's clock would change do not make a status different. */
-function withoutTimes(s: object): unknown {
+export function withoutTimes(s: object): unknown {
   return JSON.parse(JSON.stringify(s, (k, v) => (k === 'lastTransitionTime' ? undefined : v)));
 }
 

@@ -10,6 +10,8 @@ krt=("$root/bin/krt")
 
 echo "== sample Workflows (config/samples)"
 "${k[@]}" apply -k "$root/config/samples"
+# The controller marks each template Ready once its whole call graph resolves.
+"${k[@]}" wait --for=condition=Ready --timeout=30s workflow/release workflow/deploy-workflow workflow/verify-workflow >/dev/null
 "${k[@]}" get workflows
 echo
 echo "== krt workflow trigger release --wait"

@@ -26,6 +26,8 @@ export interface CallGraphResult {
   error: string | null;
   /** The chain of Workflow names the error names, root first. */
   path?: string[];
+  /** What the error is, for machine-readable reasons. */
+  kind?: 'cycle' | 'notFound' | 'depth';
   /** Missing Workflows, when `missing` is `warning`. */
   warnings: string[];
 }
@@ -67,6 +69,7 @@ class Stop {
   constructor(
     readonly error: string,
     readonly path: string[],
+    readonly kind: 'cycle' | 'notFound' | 'depth',
   ) {}
 }
 
@@ -92,7 +95,7 @@ function* traverse<W extends CallingWorkflow>(
     else loaded.set(name, (wf = yield name));
     const path = [...stack, name];
     if (wf === undefined) {
-      if (options.missing !== 'warning') throw new Stop(notFoundError(path), path);
+      if (options.missing !== 'warning') throw new Stop(notFoundError(path), path, 'notFound');
       const w = notFoundError(path);
       if (!warnings.includes(w)) warnings.push(w);
       return 1;
@@ -100,14 +103,14 @@ function* traverse<W extends CallingWorkflow>(
     stack.push(name);
     let h = 1;
     for (const callee of calleesOf(wf)) {
-      if (stack.includes(callee)) throw new Stop(cycleError([...stack, callee]), [...stack, callee]);
+      if (stack.includes(callee)) throw new Stop(cycleError([...stack, callee]), [...stack, callee], 'cycle');
       const known = height.get(callee);
       if (known !== undefined && stack.length + known <= maxDepth) {
         h = Math.max(h, 1 + known);
         continue;
       }
       if (stack.length + 1 > maxDepth)
-        throw new Stop(depthError([...stack, callee], maxDepth), [...stack, callee]);
+        throw new Stop(depthError([...stack, callee], maxDepth), [...stack, callee], 'depth');
       h = Math.max(h, 1 + (yield* visit(callee)));
     }
     stack.pop();
@@ -119,7 +122,7 @@ function* traverse<W extends CallingWorkflow>(
     yield* visit(root);
     return { error: null, warnings };
   } catch (e) {
-    if (e instanceof Stop) return { error: e.error, path: e.path, warnings };
+    if (e instanceof Stop) return { error: e.error, path: e.path, kind: e.kind, warnings };
     throw e;
   }
 }

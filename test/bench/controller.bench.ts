@@ -122,7 +122,7 @@ async function main() {
     `controller API writes per step    ${(writes / steps).toFixed(2)} (${writes} writes: snapshots, Runs, status, events)`,
   );
   console.log(
-    `stand-in executor writes per step ${(executorWrites / steps).toFixed(2)} (runtimed will claim and complete: 2)`,
+    `stand-in executor writes per step ${(executorWrites / steps).toFixed(2)} (runtimed writes 2: claim and end)`,
   );
   console.log(
     `controller RSS                    ${rssMiB(pid).toFixed(0)} MiB now, ${peakRss.toFixed(0)} MiB peak`,

@@ -39,6 +39,7 @@ describe('service accounts of config/rbac', () => {
     ['controller', 'patch', 'runs.kruntimes.io/status', 'no'],
     ['controller', 'delete', 'workflowruns.kruntimes.io', 'no'],
     ['controller', 'update', 'workflows.kruntimes.io', 'no'],
+    ['controller', 'update', 'workflows.kruntimes.io/status', 'yes'],
     ['webhook', 'list', 'workflows.kruntimes.io', 'yes'],
     ['webhook', 'list', 'runs.kruntimes.io', 'no'],
   ])('%s %s %s: %s', (who, verb, resource, answer) => {

@@ -1,0 +1,43 @@
+// Workflow readiness: the `Ready` condition from the shared call-graph check over the informer
+// cache, written only when it changed.
+import type * as k8s from '@kubernetes/client-node';
+import type { Workflow } from '../src/api/types.js';
+import { crd } from '../src/kube/client.js';
+import { workflowStatus } from '../src/plan/workflow.js';
+import { deepEqual } from '../src/validate/equal.js';
+import type { EventRecorder } from './events.js';
+import { withoutTimes, type Caches } from './workflowrun.js';
+
+/** Queue keys of Workflows carry this prefix; WorkflowRun keys are plain namespace/name. */
+export const WORKFLOW_KEY = 'Workflow:';
+
+export async function reconcileWorkflow(
+  key: string,
+  deps: {
+    caches: Caches;
+    custom: k8s.CustomObjectsApi;
+    events: EventRecorder;
+    writes?: { inc(labels: { verb: string; resource: string }): void };
+  },
+): Promise<void> {
+  const [namespace, name] = key.slice(WORKFLOW_KEY.length).split('/') as [string, string];
+  const wf = deps.caches.workflows.get(namespace, name);
+  if (!wf || wf.metadata.deletionTimestamp) return;
+  const status = workflowStatus(wf, (n) => deps.caches.workflows.get(namespace, n), new Date().toISOString());
+  if (deepEqual(withoutTimes(wf.status ?? {}), withoutTimes(status))) return;
+  deps.writes?.inc({ verb: 'update', resource: 'workflows/status' });
+  await deps.custom.replaceNamespacedCustomObjectStatus({
+    ...crd('workflows', namespace),
+    name,
+    body: { ...wf, status } satisfies Workflow,
+  });
+  const was = wf.status?.conditions?.find((c) => c.type === 'Ready');
+  const now = status.conditions?.[0];
+  if (now && was?.status !== now.status)
+    deps.events.record(
+      wf,
+      now.status === 'True' ? 'Normal' : 'Warning',
+      now.reason ?? 'Ready',
+      now.message ?? '',
+    );
+}
