@@ -8,6 +8,7 @@ import { GROUP, VERSION } from '../src/api/crds.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { claimStatus, endStatus, isClaimable, isStale, requeueStatus } from '../src/runtime/lifecycle.js';
+import { PeerSet, preferredAgent } from '../src/runtime/share.js';
 import { log } from '../src/telemetry/log.js';
 import { join } from 'node:path';
 import { Execution, reapOrphans } from './execute.js';
@@ -40,13 +41,19 @@ interface Active {
 
 const key = (r: Run) => `${r.metadata.namespace ?? ''}/${r.metadata.name ?? ''}`;
 const TERMINAL = new Set(['Succeeded', 'Failed', 'Timeout', 'Cancelled']);
-const CLAIM_JITTER_MS = 20;
+/** How long an agent leaves a new Run to the agent rendezvous hashing prefers. */
+const DEFER_MS = 300;
 
 export class Agent {
   readonly registry = new Registry();
   private readonly informers: ResilientInformer<Run>[];
   private readonly active = new Map<string, Active>();
   private readonly claiming = new Set<string>();
+  /** Runs left to their preferred agent for now. */
+  private readonly deferred = new Set<string>();
+  /** When this agent first saw each waiting Run. */
+  private readonly firstSeen = new Map<string, number>();
+  private readonly peers: PeerSet;
   private accepting = false;
   private timers: NodeJS.Timeout[] = [];
   private readonly api: k8s.CustomObjectsApi;
@@ -58,6 +65,7 @@ export class Agent {
     private readonly logs: LogStore,
   ) {
     this.api = kc.makeApiClient(k8s.CustomObjectsApi);
+    this.peers = new PeerSet(opts.identity, Math.max(30_000, opts.staleMs));
     const paths = opts.namespaces.length
       ? opts.namespaces.map((ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/runs`)
       : [`/apis/${GROUP}/${VERSION}/runs`];
@@ -111,6 +119,7 @@ export class Agent {
     for (const inf of this.informers) {
       inf.on('add', (r) => this.consider(r));
       inf.on('update', (_old, r) => this.consider(r));
+      inf.on('delete', (r) => this.firstSeen.delete(key(r)));
     }
     const orphans = await reapOrphans(this.workDir);
     if (orphans) log.warn({ orphans }, 'stopped steps left running by an earlier process of this agent');
@@ -159,23 +168,38 @@ export class Agent {
 
   private consider(r: Run): void {
     if (!this.serves(r)) return;
-    const a = this.active.get(key(r));
+    const s = r.status;
+    if (s?.assignedTo) this.peers.saw(s.assignedTo, Date.parse(s.heartbeatTime ?? s.startTime ?? '') || 0);
+    const k = key(r);
+    const a = this.active.get(k);
     if (a) {
       if (r.spec.cancelRequested) a.exec.stop('cancel');
       return;
     }
-    if (!isClaimable(r) || this.claiming.has(key(r)) || !this.accepting) return;
-    if (r.spec.cancelRequested) void this.cancelUnclaimed(r);
-    else if (this.slots() > 0) {
-      // Agents see a new Run at the same moment; a short random wait lets the first claim reach
-      // the others' caches, so they do not all spend a write on losing the race.
-      this.claiming.add(key(r));
-      setTimeout(() => {
-        this.claiming.delete(key(r));
-        const latest = this.latest(r) ?? r;
-        if (isClaimable(latest) && this.accepting && this.slots() > 0) void this.claim(latest);
-      }, Math.random() * CLAIM_JITTER_MS);
+    if (!isClaimable(r)) return void this.firstSeen.delete(k);
+    if (this.claiming.has(k) || this.deferred.has(k) || !this.accepting) return;
+    if (r.spec.cancelRequested) return void this.cancelUnclaimed(r);
+    if (this.slots() <= 0) return;
+    // Agents see a new Run at the same moment. The one rendezvous hashing prefers claims it now;
+    // the others wait, and claim it only if it is still waiting then, so they rarely spend a
+    // write on losing the race. A Run that waited long enough is anyone's.
+    // Since this agent first saw it: creationTimestamp has whole seconds only.
+    const now = Date.now();
+    if (!this.firstSeen.has(k)) this.firstSeen.set(k, now);
+    const waited = now - (this.firstSeen.get(k) ?? now);
+    if (
+      waited >= DEFER_MS ||
+      preferredAgent(r.metadata.uid ?? k, this.peers.live(now)) === this.opts.identity
+    ) {
+      void this.claim(r);
+      return;
     }
+    this.deferred.add(k);
+    setTimeout(() => {
+      this.deferred.delete(k);
+      const latest = this.latest(r);
+      if (latest) this.consider(latest);
+    }, DEFER_MS - waited);
   }
 
   private latest(r: Run): Run | undefined {

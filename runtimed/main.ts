@@ -103,7 +103,8 @@ log.info(
     identity: f.identity,
     runtimes: [...runtimes.keys()],
     namespaces: f.namespaces || 'all',
-    port: f.port,
+    // The bound port, so --port 0 (any free port) can be found from the log.
+    port: (server.address() as { port?: number } | null)?.port ?? f.port,
     dataDir,
   },
   'runtimed running',

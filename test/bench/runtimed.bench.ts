@@ -143,6 +143,14 @@ async function main() {
       await floor(c, 'floor-sleep', 100),
     );
     console.log('  (for reference, the Go kruntimes project publishes 11.3 Runs/s and p50 580 ms on kind)');
+    // Writes the agents spent beyond the two per Run: claims lost to the other agent, heartbeats.
+    for (const a of agents) {
+      const metrics = await (await fetch(`${a.url}/metrics`)).text();
+      const claims = [...metrics.matchAll(/^krt_runtimed_claims_total\{result="(\w+)"\} (\d+)/gm)]
+        .map((m) => `${m[1]} ${m[2]}`)
+        .join(', ');
+      console.log(`  ${a.url}: claims ${claims}`);
+    }
   } finally {
     for (const a of agents) a.proc.kill('SIGTERM');
     await Promise.all(agents.map((a) => a.exited));

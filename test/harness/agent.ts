@@ -7,6 +7,8 @@ import { join } from 'node:path';
 export interface AgentProcess {
   proc: ChildProcess;
   pid: number;
+  /** Its health, metrics and log endpoint (plain HTTP on loopback). */
+  url: string;
   output: () => string;
   exited: Promise<number | null>;
 }
@@ -66,5 +68,6 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
       throw new Error(`runtimed ${f.identity} did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { proc, pid: proc.pid ?? 0, output: () => out, exited };
+  const port = /"port":(\d+)/.exec(out.slice(out.indexOf('runtimed running') - 400))?.[1];
+  return { proc, pid: proc.pid ?? 0, url: `http://127.0.0.1:${port}`, output: () => out, exited };
 }
