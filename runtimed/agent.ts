@@ -11,7 +11,8 @@ import { claimStatus, endStatus, isClaimable, isStale, requeueStatus } from '../
 import { PeerSet, preferredAgent } from '../src/runtime/share.js';
 import { log } from '../src/telemetry/log.js';
 import { join } from 'node:path';
-import { Execution, reapOrphans } from './execute.js';
+import { reapOrphans } from './execute.js';
+import { Launcher, type RunningStep } from './launch.js';
 import type { LogStore } from './logstore.js';
 import type { Runtime } from './runtime.js';
 
@@ -28,7 +29,7 @@ export interface AgentOptions {
 }
 
 interface Active {
-  exec: Execution;
+  exec: RunningStep;
   run: Run;
   attempts: number;
   /** Another agent or a re-queue took the Run: stop without reporting. */
@@ -54,6 +55,7 @@ export class Agent {
   /** When this agent first saw each waiting Run. */
   private readonly firstSeen = new Map<string, number>();
   private readonly peers: PeerSet;
+  private launcher!: Launcher;
   private accepting = false;
   private timers: NodeJS.Timeout[] = [];
   private readonly api: k8s.CustomObjectsApi;
@@ -121,6 +123,7 @@ export class Agent {
       inf.on('update', (_old, r) => this.consider(r));
       inf.on('delete', (r) => this.firstSeen.delete(key(r)));
     }
+    this.launcher = new Launcher();
     const orphans = await reapOrphans(this.workDir);
     if (orphans) log.warn({ orphans }, 'stopped steps left running by an earlier process of this agent');
     await Promise.all(this.informers.map((i) => i.start()));
@@ -152,6 +155,7 @@ export class Agent {
     while (this.active.size > 0) await sleep(20);
     for (const t of this.timers) clearInterval(t);
     for (const i of this.informers) i.stop();
+    this.launcher.close();
   }
 
   private cached(): Run[] {
@@ -308,7 +312,7 @@ export class Agent {
     const attempts = status.attempts ?? 1;
     const runtime = this.serves(r) as Runtime;
     const logFile = this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
-    const exec = new Execution(claimed, runtime, {
+    const exec = this.launcher.start(claimed, runtime, {
       dir: join(this.workDir, `${r.metadata.uid ?? ''}-${attempts}`),
       logFile,
       maxLogBytes: this.opts.maxLogBytes,

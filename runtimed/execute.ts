@@ -44,6 +44,12 @@ export class Execution {
     if (this.pgid !== undefined) this.terminate();
   }
 
+  /** SIGKILL to the process group at once: the agent is going away and cannot wait. */
+  kill(): void {
+    this.stoppedFor ??= 'release';
+    this.signal('SIGKILL');
+  }
+
   private terminate(): void {
     this.signal('SIGTERM');
     this.killTimer = setTimeout(() => this.signal('SIGKILL'), this.opts.graceMs);

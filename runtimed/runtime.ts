@@ -19,7 +19,7 @@ export const bashRuntime: Runtime = {
   command: (p) => ({ file: 'bash', args: ['--noprofile', '--norc', '-eo', 'pipefail', p.script] }),
 };
 
-const BUILT_IN: Record<string, Runtime> = { bash: bashRuntime };
+export const BUILT_IN: Record<string, Runtime> = { bash: bashRuntime };
 
 /**
  * Parses `--runtimes bash,fast=bash`: each entry serves Runs whose spec.runtime is the name, with the

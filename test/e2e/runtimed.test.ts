@@ -189,6 +189,12 @@ describe('crashed agents', () => {
     await eventually(async () => processesWith(`sleep 3 0.${m}`).length === 1, 5000, 'the step to sleep');
     first.proc.kill('SIGKILL');
     await first.exited;
+    // Its launcher loses the agent and stops the step at once, before any other agent could re-run it.
+    await eventually(
+      async () => processesWith(`sleep 3 0.${m}`).length === 0,
+      2000,
+      'the orphaned step to stop',
+    );
     const second = await startAgent(flags);
     agents.push(second);
     const done = await runInPhase(c, 'survivor', ['Succeeded'], 20_000);

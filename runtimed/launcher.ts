@@ -1,0 +1,45 @@
+// The launcher: a small child process of runtimed that starts and watches the step processes.
+// Node forks the whole calling process to start a child, so starting bash from the agent (with its
+// API client and caches, ~140 MB) cost a third of the agent's busy time and blocked its event loop;
+// from this process (~40 MB, no API client) it is cheaper and off the agent's loop.
+// Protocol (process IPC): in {start | stop}, out {end}. When the agent goes away, every step dies.
+import type { Run } from '../src/api/types.js';
+import { Execution, type ExecuteOptions } from './execute.js';
+import { BUILT_IN } from './runtime.js';
+
+export type ToLauncher =
+  | { type: 'start'; id: string; run: Run; runtime: string; opts: ExecuteOptions }
+  | { type: 'stop'; id: string; reason: 'timeout' | 'cancel' | 'release' };
+export type FromLauncher = { type: 'end'; id: string; ending: Awaited<Execution['done']> };
+
+const executions = new Map<string, Execution>();
+const send = (m: FromLauncher) => process.send?.(m);
+
+process.on('message', (m: ToLauncher) => {
+  if (m.type === 'stop') return executions.get(m.id)?.stop(m.reason);
+  const runtime = BUILT_IN[m.runtime];
+  if (!runtime) {
+    const ending = {
+      exitCode: null,
+      signal: null,
+      startError: `unknown runtime "${m.runtime}"`,
+      outputFile: '',
+      controlFile: '',
+      tail: '',
+    };
+    return send({ type: 'end', id: m.id, ending });
+  }
+  const exec = new Execution(m.run, runtime, m.opts);
+  executions.set(m.id, exec);
+  void exec.done.then((ending) => {
+    executions.delete(m.id);
+    send({ type: 'end', id: m.id, ending });
+  });
+});
+
+// The agent exited or was killed: nobody will report these steps, so none may go on running
+// (a restarted agent re-queues their Runs).
+process.on('disconnect', () => {
+  for (const exec of executions.values()) exec.kill();
+  process.exit(0);
+});
