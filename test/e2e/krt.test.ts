@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot, stateDir } from '../harness/paths.js';
-import { krt, krtAs } from './helpers.js';
+import { krt, krtAs } from '../harness/krt.js';
 
 /** One GET over HTTPS trusting the local CA. */
 function get(url: string, token?: string): Promise<{ status: number; body: string }> {

@@ -8,7 +8,14 @@ import type { WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { startAgent, type AgentProcess } from '../harness/agent.js';
 import { eventually, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
-import { createRun, getRun, getWorkflowRun, patchRun, processesWith, runInPhase } from './helpers.js';
+import {
+  createRun,
+  getRun,
+  getWorkflowRun,
+  patchRun,
+  processesWith,
+  runInPhase,
+} from '../harness/objects.js';
 
 let c: TestCluster;
 const agents: AgentProcess[] = [];

@@ -1,40 +1,19 @@
 // The controller through the real API server with the webhook registered; the Runs it creates are
 // executed by the local runtimed (real bash).
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
-import { adminKubeconfig, repoRoot } from '../harness/paths.js';
+import { krt } from '../harness/krt.js';
+import { getWorkflowRun } from '../harness/objects.js';
+import { repoRoot } from '../harness/paths.js';
 
 const inline = (run: string, extra: object = {}) => ({
   'runs-on': 'bash',
   steps: [{ name: 'main', run }],
   ...extra,
 });
-
-/** Runs krt as a child process, as a user would. */
-function krt(
-  c: TestCluster,
-  ...args: string[]
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'bin/krt'), ['--kubeconfig', adminKubeconfig, '-n', c.namespace, ...args]);
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-async function getRun(c: TestCluster, name: string): Promise<WorkflowRun> {
-  return (await c.admin.custom.getNamespacedCustomObject({
-    ...crd('workflowruns', c.namespace),
-    name,
-  })) as WorkflowRun;
-}
 
 async function listRuns(c: TestCluster): Promise<WorkflowRun[]> {
   return (
@@ -53,7 +32,7 @@ async function phaseOf(
   let last: WorkflowRun | undefined;
   await eventually(
     async () => {
-      last = await getRun(c, name).catch(() => undefined);
+      last = await getWorkflowRun(c, name).catch(() => undefined);
       return phases.includes(last?.status?.phase ?? '');
     },
     timeoutMs,
@@ -251,7 +230,7 @@ describe('template edits and cancellation', () => {
     apply(c, tpl('after')); // the child exists now
     const run = await phaseOf(c, 'edits', ['Succeeded']);
     expect(run.status?.jobs?.call?.outputs).toEqual({ word: 'before' });
-    const child = await getRun(c, 'edits-call-call');
+    const child = await getWorkflowRun(c, 'edits-call-call');
     expect(child.spec.jobs.say?.steps?.[0]?.run).toBe('echo word=before >> "$KRT_OUTPUT"');
   });
 
@@ -291,8 +270,8 @@ describe('template edits and cancellation', () => {
     ).toBe(0);
     const root = await phaseOf(c, 'root', ['Cancelled', 'Failed', 'Succeeded']);
     expect(root.status?.phase).toBe('Cancelled');
-    const child = await getRun(c, 'root-call-call');
-    const grandchild = await getRun(c, 'root-call-call-call-call');
+    const child = await getWorkflowRun(c, 'root-call-call');
+    const grandchild = await getWorkflowRun(c, 'root-call-call-call-call');
     expect([child.status?.phase, grandchild.status?.phase]).toEqual(['Cancelled', 'Cancelled']);
     const t = (r: WorkflowRun) => Date.parse(r.status?.finishedAt ?? '');
     expect(t(grandchild)).toBeLessThanOrEqual(t(child));

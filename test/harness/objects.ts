@@ -1,12 +1,10 @@
-// Shared steps of the end-to-end suites: Runs and WorkflowRuns through the real API server, and
-// the processes on this machine.
-import { execFileSync, spawn } from 'node:child_process';
-import { join } from 'node:path';
+// Runs and WorkflowRuns through the real API server, and the processes on this machine: shared by
+// the integration and end-to-end suites.
+import { execFileSync } from 'node:child_process';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
-import { eventually, type TestCluster } from '../harness/cluster.js';
-import { adminKubeconfig, repoRoot } from '../harness/paths.js';
+import { eventually, type TestCluster } from './cluster.js';
 
 export async function createRun(c: TestCluster, name: string, spec: Partial<Run['spec']>): Promise<Run> {
   return (await c.admin.custom.createNamespacedCustomObject({
@@ -66,26 +64,3 @@ export function processesWith(marker: string): string[] {
 }
 
 /** krt as a child process with the admin kubeconfig in the suite's namespace. */
-type KrtResult = { status: number | null; stdout: string; stderr: string };
-
-export function krt(c: TestCluster, ...args: string[]): Promise<KrtResult> {
-  return krtAs(c, { kubeconfig: adminKubeconfig }, ...args);
-}
-
-/** krt with another kubeconfig or extra environment. */
-export function krtAs(
-  c: TestCluster,
-  o: { kubeconfig: string; env?: Record<string, string> },
-  ...args: string[]
-): Promise<KrtResult> {
-  return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'bin/krt'), ['--kubeconfig', o.kubeconfig, '-n', c.namespace, ...args], {
-      env: { ...process.env, ...o.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
