@@ -1,16 +1,17 @@
 // The runtime agent: watches Runs of the runtimes it serves, claims Pending ones by an optimistic
 // status update, executes them, reports the end, heartbeats while running, and puts back Runs whose
 // agent went silent. What matters lives in the Run's status, so a restarted agent starts from it.
+import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Run, RunStatus } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer } from '../src/kube/informer.js';
+import { retryTransient } from '../src/kube/retry.js';
 import { claimStatus, endStatus, isClaimable, isStale, requeueStatus } from '../src/runtime/lifecycle.js';
 import { PeerSet, preferredAgent } from '../src/runtime/share.js';
 import { log } from '../src/telemetry/log.js';
-import { join } from 'node:path';
 import { reapOrphans } from './execute.js';
 import { Launcher, type RunningStep } from './launch.js';
 import type { LogStore } from './logstore.js';
@@ -338,9 +339,19 @@ export class Agent {
         return;
       }
       const end = endStatus({ ...ending, now: new Date() });
-      await this.owned(claimed, attempts, [
-        { op: 'replace', path: '/status', value: { ...status, heartbeatTime: end.completionTime, ...end } },
-      ]);
+      // The result is known: an API blip must not turn it into a re-execution.
+      await retryTransient(
+        () =>
+          this.owned(claimed, attempts, [
+            {
+              op: 'replace',
+              path: '/status',
+              value: { ...status, heartbeatTime: end.completionTime, ...end },
+            },
+          ]),
+        { deadlineMs: this.opts.staleMs / 2 },
+      );
+
       this.metrics.ended.inc({ phase: end.phase ?? '' });
       log.info({ run: k, phase: end.phase, exitCode: end.exitCode }, 'ended');
     } catch (e) {
@@ -399,7 +410,12 @@ export class Agent {
     const status = { ...requeueStatus(r, message), assignedTo: null, startTime: null, heartbeatTime: null };
     try {
       if (attempts !== undefined)
-        await this.owned(r, attempts, [{ op: 'replace', path: '/status', value: requeueStatus(r, message) }]);
+        // Handing back on shutdown: worth a few retries, or the Run waits until it goes stale.
+        await retryTransient(
+          () =>
+            this.owned(r, attempts, [{ op: 'replace', path: '/status', value: requeueStatus(r, message) }]),
+          { deadlineMs: 5000 },
+        );
       else await this.optimistic(r, status);
       this.metrics.requeued.inc({ why });
       log.info({ run: key(r), why }, 're-queued');
