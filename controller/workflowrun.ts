@@ -3,6 +3,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
+import { workflowRunEnded } from '../src/api/phases.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
@@ -104,7 +105,7 @@ function announce(run: WorkflowRun, status: NonNullable<WorkflowRun['status']>, 
         `created WorkflowRun "${s.workflowRunName}" for call job "${job}"`,
       );
   }
-  if (status.phase !== old.phase && ['Succeeded', 'Failed', 'Cancelled'].includes(status.phase ?? ''))
+  if (status.phase !== old.phase && workflowRunEnded(status.phase))
     events.record(
       run,
       status.phase === 'Succeeded' ? 'Normal' : 'Warning',

@@ -42,7 +42,6 @@ interface Active {
 }
 
 const key = (r: Run) => `${r.metadata.namespace ?? ''}/${r.metadata.name ?? ''}`;
-const TERMINAL = new Set(['Succeeded', 'Failed', 'Timeout', 'Cancelled']);
 /** How long an agent leaves a new Run to the agent rendezvous hashing prefers. */
 const DEFER_MS = 300;
 
@@ -395,7 +394,7 @@ export class Agent {
   private async reapStale(): Promise<void> {
     const now = new Date();
     for (const r of this.cached()) {
-      if (!this.serves(r) || this.active.has(key(r)) || TERMINAL.has(r.status?.phase ?? '')) continue;
+      if (!this.serves(r) || this.active.has(key(r))) continue;
       if (isStale(r, now, this.opts.staleMs))
         await this.requeue(
           r,

@@ -51,5 +51,3 @@ export async function loadTree(c: Connection, name: string): Promise<RunNode> {
   if (!root) throw new UsageError(`workflowrun "${name}" not found in namespace "${c.namespace}"`);
   return buildTree(root, all, runs);
 }
-
-export const TERMINAL = new Set(['Succeeded', 'Failed', 'Cancelled']);

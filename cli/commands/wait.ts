@@ -2,7 +2,8 @@
 // running job says so), not silence. Progress goes to stderr; the outputs to stdout.
 import type { Connection } from '../connect.js';
 import { jobsInOrder } from '../tree.js';
-import { loadTree, TERMINAL } from './fetch.js';
+import { workflowRunEnded } from '../../src/api/phases.js';
+import { loadTree } from './fetch.js';
 
 export async function waitForRun(c: Connection, name: string, pollMs = 500): Promise<number> {
   const seen = new Map<string, string>();
@@ -20,7 +21,7 @@ export async function waitForRun(c: Connection, name: string, pollMs = 500): Pro
     }
     const run = tree.run;
     const phase = run.status?.phase ?? '';
-    if (TERMINAL.has(phase)) {
+    if (workflowRunEnded(phase)) {
       console.error(`${name}: ${phase}${run.status?.message ? ` (${run.status.message})` : ''}`);
       for (const [k, v] of Object.entries(run.status?.outputs ?? {})) console.log(`${k}=${v}`);
       return phase === 'Succeeded' ? 0 : 1;

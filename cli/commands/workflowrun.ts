@@ -1,6 +1,7 @@
 // `krt workflowrun get|list|cancel|logs|watch` (alias `wfr`).
 import type { Command } from 'commander';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { runEnded, workflowRunEnded } from '../../src/api/phases.js';
 import type { WorkflowRun } from '../../src/api/types.js';
 import { LABEL_WORKFLOW } from '../../src/labels.js';
 import { crd } from '../../src/kube/client.js';
@@ -8,7 +9,7 @@ import { connect, type Connection } from '../connect.js';
 import { localDataDir, logFileOf, LinePrefixer, readFrom } from '../logsource.js';
 import { age, outputOption, printStructured, table, type Format } from '../output.js';
 import { duration, renderTree, stepsInOrder } from '../tree.js';
-import { listObjects, loadTree, mustGet, TERMINAL } from './fetch.js';
+import { listObjects, loadTree, mustGet } from './fetch.js';
 import { waitForRun } from './wait.js';
 
 type Globals = () => { namespace?: string; kubeconfig?: string };
@@ -98,7 +99,7 @@ async function printRunLogs(c: Connection, name: string, follow: boolean): Promi
   const tailed = new Set<string>();
   for (;;) {
     const tree = await loadTree(c, name);
-    const ended = TERMINAL.has(tree.run.status?.phase ?? '');
+    const ended = workflowRunEnded(tree.run.status?.phase);
     for (const { prefix, step } of stepsInOrder(tree)) {
       const run = step.run;
       if (!run) continue;
@@ -107,13 +108,13 @@ async function printRunLogs(c: Connection, name: string, follow: boolean): Promi
       const key = `${runName}#${run.status?.attempts ?? 0}`;
       const p = prefixers.get(key) ?? new LinePrefixer(prefix);
       prefixers.set(key, p);
-      const runEnded = ['Succeeded', 'Failed', 'Timeout', 'Cancelled'].includes(run.status?.phase ?? '');
+      const stepEnded = runEnded(run.status?.phase);
       if (file) {
         const chunk = await readFrom(file, offsets.get(key) ?? 0);
         offsets.set(key, (offsets.get(key) ?? 0) + chunk.length);
         for (const line of p.push(chunk.toString('utf8'))) console.log(line);
-        if (runEnded) for (const line of p.flush()) console.log(line);
-      } else if (runEnded && !tailed.has(key)) {
+        if (stepEnded) for (const line of p.flush()) console.log(line);
+      } else if (stepEnded && !tailed.has(key)) {
         // No full log here: the tail the agent kept in the Run's status.
         tailed.add(key);
         if (run.status?.logTail)

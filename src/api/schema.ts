@@ -1,6 +1,7 @@
 // The one source of truth of the kruntimes.io/v1alpha1 API: these schemas become the CRDs in
 // config/crd/ and the TypeScript types in types.generated.ts (`npm run gen`; a unit test fails
 // when either is out of date).
+import { JOB_PHASES, RUN_ENDED, RUN_PHASES, WORKFLOWRUN_PHASES } from './phases.js';
 import * as L from '../limits.js';
 import { MSG } from './messages.js';
 import * as P from './patterns.js';
@@ -211,10 +212,6 @@ export const workflowRunSpecSchema: Schema = obj(
 
 const phase = (description: string, values: string[]): Schema => str(description, { enum: values });
 
-export const WORKFLOWRUN_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled', 'Suspended'];
-export const JOB_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Skipped', 'Cancelled', 'Suspended'];
-export const RUN_PHASES = ['Pending', 'Scheduled', 'Running', 'Succeeded', 'Failed', 'Timeout', 'Cancelled'];
-
 export const jobStatusSchema: Schema = obj('Observed state of one job.', {
   phase: phase('Phase of the job.', JOB_PHASES),
   workflowRunName: str('The child WorkflowRun of a call job.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
@@ -320,7 +317,7 @@ export const runStatusSchema: Schema = obj(
     // re-queued attempt's result (DESIGN.md §3).
     'x-kubernetes-validations': [
       {
-        rule: "!has(oldSelf.phase) || !(oldSelf.phase in ['Succeeded', 'Failed', 'Timeout', 'Cancelled']) || (has(self.phase) && self.phase == oldSelf.phase)",
+        rule: `!has(oldSelf.phase) || !(oldSelf.phase in [${RUN_ENDED.map((p) => `'${p}'`).join(', ')}]) || (has(self.phase) && self.phase == oldSelf.phase)`,
         message: MSG.runPhaseFinal,
       },
     ],

@@ -1,6 +1,7 @@
 // planWorkflowRun(observed) -> { status, actions }: the semantics of one WorkflowRun's direct
 // jobs (first seed, "Controller Responsibilities"; DESIGN.md §2 "Decided where the seed is open").
 // Pure: the controller loads what is observed, applies the actions, and requeues.
+import { jobEnded, runEnded, workflowRunEnded } from '../api/phases.js';
 import type {
   JobSpec,
   JobStatus,
@@ -50,8 +51,6 @@ export interface Plan {
   actions: Action[];
 }
 
-type Phase = NonNullable<JobStatus['phase']>;
-const TERMINAL = new Set<Phase>(['Succeeded', 'Failed', 'Skipped', 'Cancelled']);
 const RUN_FAILED = new Set(['Failed', 'Timeout']);
 
 export function planWorkflowRun(o: Observed): Plan {
@@ -95,12 +94,12 @@ export function planWorkflowRun(o: Observed): Plan {
         ? callJob(o, jobName, job, before, ctx, { blocked, ready, cancel, childrenByName, actions })
         : inlineJob(o, jobName, job, before, ctx, { blocked, ready, cancel, runsByName, actions });
     if (st.phase && st.phase !== 'Pending' && !st.startedAt) st.startedAt = before.startedAt ?? now;
-    if (st.phase && TERMINAL.has(st.phase) && !st.finishedAt) st.finishedAt = before.finishedAt ?? now;
+    if (jobEnded(st.phase) && !st.finishedAt) st.finishedAt = before.finishedAt ?? now;
     statuses[jobName] = st;
   }
 
   const all = Object.values(statuses);
-  const done = all.filter((s) => s.phase && TERMINAL.has(s.phase)).length;
+  const done = all.filter((s) => jobEnded(s.phase)).length;
   let phase: WorkflowRunStatus['phase'];
   let message: string | undefined;
   if (done === all.length) {
@@ -128,8 +127,7 @@ export function planWorkflowRun(o: Observed): Plan {
     message = failed ? `job "${failed[0]}" failed: ${failed[1].message ?? ''}`.replace(/: $/, '') : undefined;
   } else if (phase === 'Cancelled') message = 'cancelled on request';
   if (message) status.message = message;
-  if (status.phase && ['Succeeded', 'Failed', 'Cancelled'].includes(status.phase))
-    status.finishedAt = previous.finishedAt ?? now;
+  if (workflowRunEnded(status.phase)) status.finishedAt = previous.finishedAt ?? now;
   status.conditions = [succeededCondition(status, previous.conditions, run.metadata.generation, now)];
   return { status: stripUndefined(status), actions };
 }
@@ -193,9 +191,7 @@ function inlineJob(
     return { ...st, phase: 'Failed', message: `step "${failed.step.name}" ${how}${detail}` };
   }
   if (stepStatus.some((s) => s.phase === 'Cancelled')) {
-    const active = stepStatus.some(
-      (s) => s.phase && !['Succeeded', 'Cancelled', 'Failed', 'Timeout'].includes(s.phase),
-    );
+    const active = stepStatus.some((s) => s.phase && !runEnded(s.phase));
     return active
       ? { ...st, phase: 'Running' }
       : { ...st, phase: 'Cancelled', message: 'cancelled on request' };
@@ -218,11 +214,7 @@ function inlineJob(
   }
   if (j.cancel) {
     for (const s of stepStatus)
-      if (
-        s.run &&
-        !s.run.spec.cancelRequested &&
-        !['Succeeded', 'Failed', 'Timeout', 'Cancelled'].includes(s.phase ?? '')
-      )
+      if (s.run && !s.run.spec.cancelRequested && !runEnded(s.phase))
         j.actions.push({ type: 'cancelRun', name: s.name });
     return { ...st, phase: 'Running' };
   }

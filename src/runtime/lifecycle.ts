@@ -1,19 +1,13 @@
 // The life of a Run as runtimed sees it, as pure functions of what was observed: claiming,
 // staleness, re-queueing and the one terminal status an execution ends in.
+import { runEnded } from '../api/phases.js';
 import type { Run, RunStatus } from '../api/types.js';
 import { MAX_LOG_TAIL_BYTES } from '../limits.js';
 import { MAX_CONTROL_FILE_BYTES, parseControl } from './control.js';
 import { MAX_OUTPUT_FILE_BYTES, parseOutputs } from './outputs.js';
 
-export const TERMINAL_RUN_PHASES: ReadonlySet<string> = new Set([
-  'Succeeded',
-  'Failed',
-  'Timeout',
-  'Cancelled',
-]);
-
 export function isTerminal(run: Run): boolean {
-  return TERMINAL_RUN_PHASES.has(run.status?.phase ?? '');
+  return runEnded(run.status?.phase);
 }
 
 /** Not yet claimed: no phase, or Pending (new, or put back after its agent went silent). */

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as k8s from '@kubernetes/client-node';
+import { runEnded } from '../../src/api/phases.js';
 import type { Run } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
@@ -41,7 +42,7 @@ async function throughAgents(
   });
   const check = (r: Run) => {
     const phase = r.status?.phase;
-    if (phase && ['Succeeded', 'Failed', 'Timeout', 'Cancelled'].includes(phase)) {
+    if (runEnded(phase)) {
       if (phase !== 'Succeeded') console.error(`${r.metadata.name}: ${phase} ${r.status?.message ?? ''}`);
       waiting.get(r.metadata.name ?? '')?.();
     }
