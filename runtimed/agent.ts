@@ -207,8 +207,13 @@ export class Agent {
   }
 
   private latest(r: Run): Run | undefined {
+    return this.cachedRun(r.metadata.namespace ?? '', r.metadata.name ?? '');
+  }
+
+  /** A Run from the watch cache (Runs of the namespaces this agent serves). */
+  cachedRun(namespace: string, name: string): Run | undefined {
     for (const i of this.informers) {
-      const found = i.get(r.metadata.namespace ?? '', r.metadata.name ?? '');
+      const found = i.get(namespace, name);
       if (found) return found;
     }
     return undefined;

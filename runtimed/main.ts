@@ -77,7 +77,11 @@ const app = createApp({
   ready: () => agent.healthy(),
   registry: agent.registry,
   authorize: (h, ns, name) => authorizer.check(h, ns, name),
+  // The cache first: a following reader asks every 200 ms. Runs of namespaces this agent does not
+  // serve are read from the API server.
   getRun: async (namespace, name) => {
+    const cached = agent.cachedRun(namespace, name);
+    if (cached) return cached;
     try {
       return (await api.getNamespacedCustomObject({ ...crd('runs', namespace), name })) as Run;
     } catch (e) {

@@ -1,6 +1,7 @@
 // Reads of the cluster shared by the krt commands.
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd, statusCode } from '../../src/kube/client.js';
+import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { UsageError, type Connection } from '../connect.js';
 import { buildTree, type RunNode } from '../tree.js';
 
@@ -41,13 +42,24 @@ export async function mustGet<T>(
   return found;
 }
 
-/** The nested tree of one WorkflowRun from two list calls. */
+/**
+ * The nested tree of one WorkflowRun: the namespace's WorkflowRuns (to find the child runs), then
+ * only the Runs of the runs in the tree, by their owner-UID label.
+ */
 export async function loadTree(c: Connection, name: string): Promise<RunNode> {
-  const [all, runs] = await Promise.all([
-    listObjects<WorkflowRun>(c, 'workflowruns'),
-    listObjects<Run>(c, 'runs'),
-  ]);
+  const all = await listObjects<WorkflowRun>(c, 'workflowruns');
   const root = all.find((w) => w.metadata.name === name);
   if (!root) throw new UsageError(`workflowrun "${name}" not found in namespace "${c.namespace}"`);
+  const uids = treeUids(root, all);
+  const runs = await listObjects<Run>(c, 'runs', `${LABEL_WORKFLOWRUN_UID} in (${uids.join(',')})`);
   return buildTree(root, all, runs);
+}
+
+/** The UIDs of a WorkflowRun and of its child runs, down the tree. */
+function treeUids(root: WorkflowRun, all: WorkflowRun[]): string[] {
+  const uids = [root.metadata.uid ?? ''];
+  for (let i = 0; i < uids.length; i++)
+    for (const w of all)
+      if (w.metadata.labels?.[LABEL_PARENT_UID] === uids[i]) uids.push(w.metadata.uid ?? '');
+  return uids;
 }

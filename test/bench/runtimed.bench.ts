@@ -29,6 +29,23 @@ function runBody(name: string, runtime: string, script: string): Run {
   return { apiVersion: 'kruntimes.io/v1alpha1', kind: 'Run', metadata: { name }, spec: { runtime, script } };
 }
 
+/** Runs `one` for RUNS names, CONCURRENCY at a time, timing each from start to end. */
+async function measure(prefix: string, one: (name: string) => Promise<void>): Promise<Result> {
+  const latencies: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  const worker = async () => {
+    while (next < RUNS) {
+      const name = `${prefix}-${next++}`;
+      const t = performance.now();
+      await one(name);
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { seconds: (performance.now() - start) / 1000, latencies: latencies.sort((a, b) => a - b) };
+}
+
 /** RUNS creates, CONCURRENCY at a time; each waits until its Run is Succeeded (seen by a watch). */
 async function throughAgents(
   c: TestCluster,
@@ -49,61 +66,41 @@ async function throughAgents(
   };
   inf.on('update', (_o, r) => check(r));
   await inf.start();
-  const latencies: number[] = [];
-  let next = 0;
-  const start = performance.now();
-  const worker = async () => {
-    while (next < RUNS) {
-      const name = `${prefix}-${next++}`;
-      const t = performance.now();
-      const done = new Promise<void>((res) => waiting.set(name, res));
-      await c.admin.custom.createNamespacedCustomObject({
-        ...crd('runs', c.namespace),
-        body: runBody(name, runtime, script),
-      });
-      await done;
-      latencies.push(performance.now() - t);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = (performance.now() - start) / 1000;
+  const result = await measure(prefix, async (name) => {
+    const done = new Promise<void>((res) => waiting.set(name, res));
+    await c.admin.custom.createNamespacedCustomObject({
+      ...crd('runs', c.namespace),
+      body: runBody(name, runtime, script),
+    });
+    await done;
+  });
   inf.stop();
-  return { seconds, latencies: latencies.sort((a, b) => a - b) };
+  return result;
 }
 
 /** The floor: the three writes an agent needs per Run, made directly by one client. */
 async function floor(c: TestCluster, prefix: string, holdMs: number): Promise<Result> {
   const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
-  const latencies: number[] = [];
-  let next = 0;
-  const start = performance.now();
-  const worker = async () => {
-    while (next < RUNS) {
-      const name = `${prefix}-${next++}`;
-      const t = performance.now();
-      await c.admin.custom.createNamespacedCustomObject({
+  return measure(prefix, async (name) => {
+    await c.admin.custom.createNamespacedCustomObject({
+      ...crd('runs', c.namespace),
+      body: runBody(name, 'bench-floor', 'true'),
+    });
+    const now = new Date().toISOString();
+    await c.admin.custom.patchNamespacedCustomObjectStatus(
+      {
         ...crd('runs', c.namespace),
-        body: runBody(name, 'bench-floor', 'true'),
-      });
-      const now = new Date().toISOString();
-      await c.admin.custom.patchNamespacedCustomObjectStatus(
-        {
-          ...crd('runs', c.namespace),
-          name,
-          body: { status: { phase: 'Running', assignedTo: 'floor', attempts: 1, startTime: now } },
-        },
-        merge,
-      );
-      if (holdMs) await new Promise((r) => setTimeout(r, holdMs));
-      await c.admin.custom.patchNamespacedCustomObjectStatus(
-        { ...crd('runs', c.namespace), name, body: { status: { phase: 'Succeeded', exitCode: 0 } } },
-        merge,
-      );
-      latencies.push(performance.now() - t);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return { seconds: (performance.now() - start) / 1000, latencies: latencies.sort((a, b) => a - b) };
+        name,
+        body: { status: { phase: 'Running', assignedTo: 'floor', attempts: 1, startTime: now } },
+      },
+      merge,
+    );
+    if (holdMs) await new Promise((r) => setTimeout(r, holdMs));
+    await c.admin.custom.patchNamespacedCustomObjectStatus(
+      { ...crd('runs', c.namespace), name, body: { status: { phase: 'Succeeded', exitCode: 0 } } },
+      merge,
+    );
+  });
 }
 
 function report(title: string, ours: Result, base: Result): void {

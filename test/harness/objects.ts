@@ -37,24 +37,38 @@ export async function patchRun(c: TestCluster, name: string, body: object, statu
     : c.admin.custom.patchNamespacedCustomObject(args, opts))) as Run;
 }
 
-/** Waits until the Run reaches one of the phases and returns it. */
-export async function runInPhase(
+/** Polls `get` until the object exists and is in one of the phases; returns it. */
+async function inPhase<T extends { status?: { phase?: string } }>(
+  get: () => Promise<T>,
+  what: string,
+  phases: string[],
+  timeoutMs: number,
+): Promise<T> {
+  let last: T | undefined;
+  await eventually(
+    async () => {
+      last = await get().catch(() => undefined);
+      return phases.includes(last?.status?.phase ?? '');
+    },
+    timeoutMs,
+    `${what} to reach ${phases.join('|')} (last: ${JSON.stringify(last?.status ?? {})})`,
+  );
+  return last as T;
+}
+
+export const runInPhase = (
   c: TestCluster,
   name: string,
   phases: string[],
   timeoutMs = 30_000,
-): Promise<Run> {
-  let last: Run | undefined;
-  await eventually(
-    async () => {
-      last = await getRun(c, name);
-      return phases.includes(last.status?.phase ?? '');
-    },
-    timeoutMs,
-    `run ${name} to reach ${phases.join('|')} (last: ${JSON.stringify(last?.status ?? {})})`,
-  );
-  return last as Run;
-}
+): Promise<Run> => inPhase(() => getRun(c, name), `run ${name}`, phases, timeoutMs);
+
+export const workflowRunInPhase = (
+  c: TestCluster,
+  name: string,
+  phases: string[],
+  timeoutMs = 30_000,
+): Promise<WorkflowRun> => inPhase(() => getWorkflowRun(c, name), `workflowrun ${name}`, phases, timeoutMs);
 
 /** Processes on this machine whose command line contains `marker`. */
 export function processesWith(marker: string): string[] {

@@ -6,7 +6,7 @@ import { crd } from '../../src/kube/client.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
 import { krt } from '../harness/krt.js';
-import { getWorkflowRun } from '../harness/objects.js';
+import { getWorkflowRun, workflowRunInPhase } from '../harness/objects.js';
 import { repoRoot } from '../harness/paths.js';
 
 const inline = (run: string, extra: object = {}) => ({
@@ -21,24 +21,6 @@ async function listRuns(c: TestCluster): Promise<WorkflowRun[]> {
       items: WorkflowRun[];
     }
   ).items;
-}
-
-async function phaseOf(
-  c: TestCluster,
-  name: string,
-  phases: string[],
-  timeoutMs = 30000,
-): Promise<WorkflowRun> {
-  let last: WorkflowRun | undefined;
-  await eventually(
-    async () => {
-      last = await getWorkflowRun(c, name).catch(() => undefined);
-      return phases.includes(last?.status?.phase ?? '');
-    },
-    timeoutMs,
-    `${name} to be ${phases.join('|')}`,
-  );
-  return last as WorkflowRun;
 }
 
 function apply(c: TestCluster, obj: object) {
@@ -128,7 +110,7 @@ describe('cycles and failures', () => {
       metadata: { name: 'late-cycle' },
       spec: { jobs: { go: { uses: 'a' }, after: inline('true', { needs: ['go'] }) } },
     });
-    const run = await phaseOf(c, 'late-cycle', ['Failed']);
+    const run = await workflowRunInPhase(c, 'late-cycle', ['Failed']);
     expect(run.status?.jobs?.go).toMatchObject({
       phase: 'Failed',
       message: 'workflow call cycle: a -> b -> a',
@@ -152,7 +134,7 @@ describe('cycles and failures', () => {
       metadata: { name: 'leak' },
       spec: { jobs: { go: { uses: 'leaky' }, after: inline('true', { needs: ['go'] }) } },
     });
-    const run = await phaseOf(c, 'leak', ['Failed']);
+    const run = await workflowRunInPhase(c, 'leak', ['Failed']);
     expect(run.status?.jobs?.go?.message).toContain(
       'output "e" of workflow run "leak-call-go": jobs.x.outputs.nope is not defined',
     );
@@ -172,7 +154,7 @@ describe('cycles and failures', () => {
       metadata: { name: 'squat' },
       spec: { jobs: { a: inline('true') } },
     });
-    const run = await phaseOf(c, 'squat', ['Failed']);
+    const run = await workflowRunInPhase(c, 'squat', ['Failed']);
     expect(run.status?.jobs?.a?.message).toBe('Run "squat-a-main" exists and belongs to another owner');
   });
 
@@ -183,7 +165,7 @@ describe('cycles and failures', () => {
       metadata: { name: 'exit3' },
       spec: { jobs: { a: inline('exit 3'), b: inline('true', { needs: ['a'] }) } },
     });
-    const run = await phaseOf(c, 'exit3', ['Failed']);
+    const run = await workflowRunInPhase(c, 'exit3', ['Failed']);
     expect(run.status?.jobs?.a?.message).toBe('step "main" failed with exit code 3');
     expect(run.status?.jobs?.b?.phase).toBe('Skipped');
     expect(run.status?.conditions?.[0]).toMatchObject({
@@ -228,7 +210,7 @@ describe('template edits and cancellation', () => {
       'the child',
     );
     apply(c, tpl('after')); // the child exists now
-    const run = await phaseOf(c, 'edits', ['Succeeded']);
+    const run = await workflowRunInPhase(c, 'edits', ['Succeeded']);
     expect(run.status?.jobs?.call?.outputs).toEqual({ word: 'before' });
     const child = await getWorkflowRun(c, 'edits-call-call');
     expect(child.spec.jobs.say?.steps?.[0]?.run).toBe('echo word=before >> "$KRT_OUTPUT"');
@@ -268,7 +250,7 @@ describe('template edits and cancellation', () => {
         '{"spec":{"cancelRequested":true}}',
       ]).status,
     ).toBe(0);
-    const root = await phaseOf(c, 'root', ['Cancelled', 'Failed', 'Succeeded']);
+    const root = await workflowRunInPhase(c, 'root', ['Cancelled', 'Failed', 'Succeeded']);
     expect(root.status?.phase).toBe('Cancelled');
     const child = await getWorkflowRun(c, 'root-call-call');
     const grandchild = await getWorkflowRun(c, 'root-call-call-call-call');
