@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { validateManifests } from './commands/validate.js';
+import { validateCommand } from './commands/validate.js';
 import { runCommands } from './commands/run.js';
 import { workflowCommands } from './commands/workflow.js';
 import { workflowRunCommands } from './commands/workflowrun.js';
@@ -42,16 +42,7 @@ export function program(): Command {
   workflowRunCommands(krt, () => krt.opts());
   runCommands(krt, () => krt.opts());
 
-  krt
-    .command('validate')
-    .description('validate manifests offline with the admission rules (exit 0 valid, 2 invalid)')
-    .requiredOption('-f, --filename <paths...>', 'files or folders of manifests')
-    .action((opts: { filename: string[] }) => {
-      const out = validateManifests(opts.filename);
-      for (const line of out.lines) console.log(line);
-      if (out.valid + out.invalid === 0) console.log('no kruntimes.io objects found');
-      process.exitCode = out.invalid > 0 ? EXIT.usage : EXIT.ok;
-    });
+  validateCommand(krt, 'validate manifests offline with the admission rules (exit 0 valid, 2 invalid)');
   return krt;
 }
 

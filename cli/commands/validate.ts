@@ -1,5 +1,6 @@
 // `krt validate -f <files or folders>`: the admission answer without a cluster. The same code and
 // messages as the webhook; call targets are looked up among the Workflows in the given files.
+import type { Command } from 'commander';
 import type { Run, Workflow, WorkflowRun } from '../../src/api/types.js';
 import { formatFieldError } from '../../src/fielderror.js';
 import {
@@ -73,4 +74,18 @@ export function validateManifests(paths: string[]): ValidateOutput {
     }
   }
   return out;
+}
+
+/** Adds `validate -f` to a command (`krt validate` and `krt workflow validate`): exit 0 valid, 2 invalid. */
+export function validateCommand(parent: Command, description: string): void {
+  parent
+    .command('validate')
+    .description(description)
+    .requiredOption('-f, --filename <paths...>', 'files or folders of manifests')
+    .action((opts: { filename: string[] }) => {
+      const out = validateManifests(opts.filename);
+      for (const line of out.lines) console.log(line);
+      if (out.valid + out.invalid === 0) console.log('no kruntimes.io objects found');
+      process.exitCode = out.invalid > 0 ? 2 : 0;
+    });
 }

@@ -8,7 +8,7 @@ import { parseInputFlags, triggeredRun } from '../../src/render/trigger.js';
 import { connect, UsageError, type Connection } from '../connect.js';
 import { age, outputOption, printStructured, table, type Format } from '../output.js';
 import { listObjects, mustGet } from './fetch.js';
-import { validateManifests } from './validate.js';
+import { validateCommand } from './validate.js';
 import { waitForRun } from './wait.js';
 
 async function getWorkflow(c: Connection, name: string): Promise<Workflow | undefined> {
@@ -92,13 +92,8 @@ export function workflowCommands(
       console.log('Outputs:');
       for (const [k, o] of Object.entries(w.spec.outputs ?? {})) console.log(`  ${k} = ${o.value}`);
     });
-  wf.command('validate')
-    .description('validate Workflow manifests offline with the admission rules (same as `krt validate`)')
-    .requiredOption('-f, --filename <paths...>', 'files or folders of manifests')
-    .action((opts: { filename: string[] }) => {
-      const out = validateManifests(opts.filename);
-      for (const line of out.lines) console.log(line);
-      if (out.valid + out.invalid === 0) console.log('no kruntimes.io objects found');
-      process.exitCode = out.invalid > 0 ? 2 : 0;
-    });
+  validateCommand(
+    wf,
+    'validate Workflow manifests offline with the admission rules (same as `krt validate`)',
+  );
 }
