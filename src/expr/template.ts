@@ -46,16 +46,31 @@ export function renderTemplate(source: string, contexts: Contexts): string {
  */
 export function renderPartial(source: string, contexts: Contexts, only: readonly ContextName[]): string {
   if (!hasExpressions(source)) return source;
-  return parseTemplate(source)
-    .map((s) => {
-      if (s.kind === 'text') return s.text;
+  let out = '';
+  for (const s of parseTemplate(source)) {
+    if (s.kind === 'text') out += s.text;
+    else {
       const refs = referencesOf(s.expr);
       const known = refs.filter((r) => only.includes(r.context as ContextName));
-      if (known.length === 0) return s.text;
-      if (known.length === refs.length) return stringify(evaluate(s.expr, contexts, source));
-      return '${{ ' + printExpr(substitute(s.expr, only, contexts, source)) + ' }}';
-    })
-    .join('');
+      if (known.length === 0) out += s.text;
+      else if (known.length === refs.length)
+        out += asData(stringify(evaluate(s.expr, contexts, source)), out.endsWith('$') || out.endsWith('${'));
+      else out += '${{ ' + printExpr(substitute(s.expr, only, contexts, source)) + ' }}';
+    }
+  }
+  return out;
+}
+
+/**
+ * A value placed into a string that a later pass renders again must stay data (DESIGN.md §3,
+ * "values are data"): pasted raw, `${{ steps.x.outputs.secret }}` in an input would be evaluated by
+ * the next pass. A value that holds `$` or `{` (the only characters a placeholder opens with), or
+ * an empty one after a `$` that the text which follows could complete, goes in as a string-literal
+ * placeholder, which every later pass turns back into exactly these characters.
+ */
+function asData(value: string, afterDollar: boolean): string {
+  const inert = value.length > 0 ? !/[${]/.test(value) : !afterDollar;
+  return inert ? value : '${{ ' + printExpr({ type: 'literal', value, start: 0, end: 0 }) + ' }}';
 }
 
 /** Replaces each reference into a known context with the literal it evaluates to. */
