@@ -101,9 +101,17 @@ export const jobSchema: Schema = obj(
       maxLength: L.MAX_LABEL_VALUE_LENGTH,
       pattern: P.WORKFLOW_NAME_PATTERN,
     }),
-    with: mapOf('Inputs given to the called Workflow.', expressionValue('An input value.'), {
-      maxProperties: L.MAX_INPUTS,
-    }),
+    // A scalar of any type (inputs are typed string, number or boolean, and GitHub Actions users
+    // write `count: 3`): a structural schema cannot say "string, number or boolean", so the field
+    // is untyped here and the webhook refuses an object or a list with its own message.
+    with: mapOf(
+      'Inputs given to the called Workflow: strings (which may hold ${{ }} expressions), numbers or booleans.',
+      {
+        description: 'An input value: a string, a number or a boolean.',
+        'x-kubernetes-preserve-unknown-fields': true,
+      },
+      { maxProperties: L.MAX_INPUTS },
+    ),
   },
   {
     'x-kubernetes-validations': [

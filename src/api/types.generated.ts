@@ -75,13 +75,15 @@ export interface JobSpec {
    */
   uses?: string;
   /**
-   * Inputs given to the called Workflow.
+   * Inputs given to the called Workflow: strings (which may hold ${{ }} expressions), numbers or booleans.
    */
   with?: {
     /**
-     * An input value. May hold ${{ }} expressions.
+     * An input value: a string, a number or a boolean.
      */
-    [k: string]: string;
+    [k: string]: {
+      [k: string]: unknown;
+    };
   };
 }
 /**

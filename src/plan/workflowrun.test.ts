@@ -231,6 +231,38 @@ describe('planWorkflowRun', () => {
       expect(status.jobs?.deploy).toMatchObject({ phase: 'Running', workflowRunName: 'release-call-deploy' });
     });
 
+    it('renders numbers and booleans given in with, and fails the job on a value of the wrong type', () => {
+      const typed = {
+        ...deploy,
+        spec: {
+          ...deploy.spec,
+          inputs: { ...deploy.spec.inputs, replicas: { type: 'number' }, dry: { type: 'boolean' } },
+          jobs: { apply: inline('deploy ${{ inputs.replicas }} ${{ inputs.dry }}') },
+        },
+      } as unknown as Workflow;
+      const withValues = (w: Record<string, unknown>) =>
+        planWorkflowRun(
+          observed(wfr({ deploy: { uses: 'deploy-workflow', with: { environment: 'x', ...w } } }), {
+            workflow: () => typed,
+          }),
+        );
+      const ok = withValues({ replicas: 3, dry: true });
+      expect(children(ok.actions)[0]?.spec.jobs.apply?.steps?.[0]?.run).toBe('deploy 3 true');
+      const wrong = withValues({ replicas: false });
+      expect(wrong.status.jobs?.deploy).toEqual({
+        phase: 'Failed',
+        message:
+          'jobs.deploy.with.replicas: "false" is not a number (input "replicas" of workflow "deploy-workflow")',
+        startedAt: NOW.toISOString(),
+        finishedAt: NOW.toISOString(),
+      });
+      const nested = withValues({ replicas: { k: 1 } });
+      expect(nested.status.jobs?.deploy?.message).toBe(
+        'jobs.deploy.with.replicas: must be a string, number or boolean, not an object (an input value is one scalar)',
+      );
+      expect(children(nested.actions)).toEqual([]);
+    });
+
     it('projects a succeeded child through its frozen annotations, not the current template', () => {
       const next = afterBuild(() => ({ ...deploy, spec: { ...deploy.spec, outputs: {} } }) as Workflow);
       const child: WorkflowRun = {

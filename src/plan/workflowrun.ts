@@ -18,6 +18,7 @@ import { topologicalOrder, upstreamJobs } from '../graph/jobs.js';
 import { OUTPUT_ANNOTATION_PREFIX } from '../limits.js';
 import { childWorkflowRunName, runName, snapshotName } from '../names.js';
 import { materialize, resolveInputs } from '../render/materialize.js';
+import { isScalar, withValueErrors } from '../validate/call.js';
 import { buildChild, buildRun } from './objects.js';
 import { succeededCondition } from './conditions.js';
 
@@ -286,9 +287,16 @@ function callJob(
   if (graph.error) return { phase: 'Failed', message: graph.error };
   const template = o.workflow(uses) as Workflow;
   try {
-    const given = Object.fromEntries(
-      Object.entries(job.with ?? {}).map(([k, v]) => [k, renderTemplate(v, ctx)]),
-    );
+    const given: Record<string, string> = {};
+    for (const [k, v] of Object.entries(job.with ?? {})) {
+      // Admission refuses anything else; a namespace without admission still gets a clear failure.
+      if (!isScalar(v))
+        return {
+          phase: 'Failed',
+          message: withValueErrors(v, `jobs.${jobName}.with.${k}`).map(formatFieldError).join('; '),
+        };
+      given[k] = typeof v === 'string' ? renderTemplate(v, ctx) : String(v);
+    }
     const inputs = resolveInputs(template, given, `jobs.${jobName}.with`);
     if ('errors' in inputs)
       return { phase: 'Failed', message: inputs.errors.map(formatFieldError).join('; ') };

@@ -2,14 +2,50 @@
 // input without a default is given. Shared by the webhook (when the callee exists), the controller
 // (when the call becomes runnable) and `krt workflow trigger` (for --input).
 import type { JobSpec, Workflow } from '../api/types.js';
+import { hasExpressions } from '../expr/index.js';
 import { fieldError, type FieldError } from '../fielderror.js';
+import { MAX_VALUE_LENGTH } from '../limits.js';
 
 export function callInputErrors(
   job: Pick<JobSpec, 'uses' | 'with'>,
   field: string,
   callee: Workflow,
 ): FieldError[] {
-  return inputErrors(Object.keys(job.with ?? {}), callee, `${field}.with`, 'workflow');
+  const errors = inputErrors(Object.keys(job.with ?? {}), callee, `${field}.with`, 'workflow');
+  const declared = callee.spec?.inputs ?? {};
+  for (const [k, v] of Object.entries(job.with ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    const type = declared[k]?.type ?? 'string';
+    // A string with expressions is known only when the call runs; the controller checks it then.
+    if (!declared[k] || !isScalar(v) || (typeof v === 'string' && hasExpressions(v))) continue;
+    if (!valueMatchesType(String(v), type))
+      errors.push(
+        fieldError(
+          `${field}.with.${k}`,
+          `${JSON.stringify(v)} is not a ${type} (input "${k}" of workflow "${callee.metadata?.name ?? ''}")`,
+        ),
+      );
+  }
+  return errors;
+}
+
+export type Scalar = string | number | boolean;
+
+export function isScalar(v: unknown): v is Scalar {
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+/** The shape of one `with` value: a string (bounded), a number or a boolean. */
+export function withValueErrors(value: unknown, field: string): FieldError[] {
+  if (!isScalar(value))
+    return [
+      fieldError(
+        field,
+        `must be a string, number or boolean, not ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : typeof value} (an input value is one scalar)`,
+      ),
+    ];
+  if (typeof value === 'string' && value.length > MAX_VALUE_LENGTH)
+    return [fieldError(field, `must be at most ${MAX_VALUE_LENGTH} characters`)];
+  return [];
 }
 
 /** Given input names against a template's declared inputs. */

@@ -6,6 +6,7 @@ import type { JobSpec } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isUpstream, jobGraphErrors } from '../graph/jobs.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../limits.js';
+import { withValueErrors } from './call.js';
 import { checkExpressions, scriptInjectionWarnings, type ExpressionScope } from './expressions.js';
 import { isObject } from './result.js';
 
@@ -36,6 +37,8 @@ export function jobShapeErrors(job: JobSpec, field: string): FieldError[] {
     if (job['runs-on'] !== undefined) errors.push(fieldError(field, 'a call job cannot have runs-on'));
     if (job.outputs !== undefined)
       errors.push(fieldError(field, 'a call job cannot have outputs: they come from the called Workflow'));
+    if (isObject(job.with))
+      for (const [k, v] of Object.entries(job.with)) errors.push(...withValueErrors(v, `${field}.with.${k}`));
   } else {
     if (job['runs-on'] === undefined || job.steps === undefined)
       errors.push(fieldError(field, MSG.inlineJobShape));

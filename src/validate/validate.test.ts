@@ -81,6 +81,21 @@ describe('validateWorkflowRun', () => {
       wfr({ b: { ...inline(), with: { a: 'b' } } }),
       'spec.jobs.b.with: with is only allowed on a call job (uses)',
     ],
+    [
+      'a nested object in with',
+      wfr({ d: { uses: 'w', with: { msg: { k: 'v' } } } }),
+      'spec.jobs.d.with.msg: must be a string, number or boolean, not an object (an input value is one scalar)',
+    ],
+    [
+      'a list in with',
+      wfr({ d: { uses: 'w', with: { msg: ['a'] } } }),
+      'spec.jobs.d.with.msg: must be a string, number or boolean, not a list (an input value is one scalar)',
+    ],
+    [
+      'null in with',
+      wfr({ d: { uses: 'w', with: { msg: null } } }),
+      'spec.jobs.d.with.msg: must be a string, number or boolean, not null (an input value is one scalar)',
+    ],
     ['bad job name', wfr({ 'b c': inline() }), 'spec.jobs.b c: job name "b c" must match'],
     [
       'long job name',
@@ -211,7 +226,12 @@ describe('validateWorkflowRun', () => {
       [
         'deploy',
         wf('deploy', {
-          inputs: { env: { type: 'string', required: true }, opt: { type: 'string' } },
+          inputs: {
+            env: { type: 'string', required: true },
+            opt: { type: 'string' },
+            count: { type: 'number' },
+            dry: { type: 'boolean' },
+          },
           jobs: { x: inline() },
         }),
       ],
@@ -242,6 +262,31 @@ describe('validateWorkflowRun', () => {
       expect(
         validateWorkflowRun(wfr({ go: { uses: 'deploy', with: { env: 'x' } } }), { lookup }).errors,
       ).toEqual([]);
+    });
+
+    it('takes numbers and booleans in with, checked against the input types', () => {
+      const ok = { env: 3, opt: true, count: 3, dry: false };
+      expect(validateWorkflowRun(wfr({ go: { uses: 'deploy', with: ok } }), { lookup }).errors).toEqual([]);
+      const more = { env: 'x', count: '2.5', dry: 'true' };
+      expect(validateWorkflowRun(wfr({ go: { uses: 'deploy', with: more } }), { lookup }).errors).toEqual([]);
+      const expr = { env: 'x', count: '${{ jobs.a.outputs.n }}' };
+      expect(
+        errorsOf(validateWorkflowRun(wfr({ a: inline(), go: { uses: 'deploy', with: expr } }), { lookup })),
+      ).toEqual([
+        'spec.jobs.go.with.count: "jobs.a.outputs.n": job "a" is not upstream of job "go" (add it to needs)',
+      ]);
+      const wrong = { env: 'x', count: true, dry: 1 };
+      expect(errorsOf(validateWorkflowRun(wfr({ go: { uses: 'deploy', with: wrong } }), { lookup }))).toEqual(
+        [
+          'spec.jobs.go.with.count: true is not a number (input "count" of workflow "deploy")',
+          'spec.jobs.go.with.dry: 1 is not a boolean (input "dry" of workflow "deploy")',
+        ],
+      );
+      expect(
+        errorsOf(
+          validateWorkflowRun(wfr({ go: { uses: 'deploy', with: { env: 'x', count: 'many' } } }), { lookup }),
+        ),
+      ).toEqual(['spec.jobs.go.with.count: "many" is not a number (input "count" of workflow "deploy")']);
     });
   });
 });
