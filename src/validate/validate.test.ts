@@ -213,6 +213,21 @@ describe('validateWorkflowRun', () => {
     expect(errorsOf(validateWorkflowRun(changed, { old }))).toEqual([
       'spec.jobs: field is immutable after creation',
     ]);
+    const key = (n: string) => `kruntimes.io/workflow-output.${n}`;
+    const contract = { [key('a')]: 'one', [key('b')]: 'fixed' };
+    const frozen = wfr(old.spec.jobs, {}, contract);
+    const edited = wfr(
+      old.spec.jobs,
+      {},
+      { [key('a')]: 'changed', [key('c')]: 'new', 'example.com/free': 'x' },
+    );
+    expect(errorsOf(validateWorkflowRun(edited, { old: frozen }))).toEqual([
+      'metadata.annotations[kruntimes.io/workflow-output.a]: the frozen output contract is immutable after creation (cannot be changed)',
+      'metadata.annotations[kruntimes.io/workflow-output.b]: the frozen output contract is immutable after creation (cannot be removed)',
+      'metadata.annotations[kruntimes.io/workflow-output.c]: the frozen output contract is immutable after creation (cannot be added)',
+    ]);
+    const added = wfr(old.spec.jobs, {}, { ...contract, 'example.com/free': 'x' });
+    expect(validateWorkflowRun(added, { old: frozen }).errors).toEqual([]);
     const back = wfr(old.spec.jobs, { cancelRequested: false });
     expect(errorsOf(validateWorkflowRun(back, { old }))).toEqual([
       'spec.cancelRequested: cannot go back to false',

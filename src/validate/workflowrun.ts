@@ -40,6 +40,7 @@ export function validateWorkflowRun(run: WorkflowRun, ctx: WorkflowRunContext = 
       errors.push(fieldError('spec.jobs', 'field is immutable after creation'));
     if (ctx.old.spec.cancelRequested === true && spec.cancelRequested !== true)
       errors.push(fieldError('spec.cancelRequested', 'cannot go back to false'));
+    errors.push(...frozenContractChanges(ctx.old, run));
   }
   const shape = structural.workflowRunSpec(spec);
   if (shape.length > 0)
@@ -57,6 +58,23 @@ export function validateWorkflowRun(run: WorkflowRun, ctx: WorkflowRunContext = 
   errors.push(...outputAnnotationErrors(run));
   if (ctx.lookup && jobs.errors.length === 0) checkCalls(run, ctx.lookup, errors, warnings);
   return { errors, warnings };
+}
+
+/** The output annotations are part of the frozen contract (first seed): immutable like spec.jobs. */
+function frozenContractChanges(old: WorkflowRun, run: WorkflowRun): FieldError[] {
+  const contract = (r: WorkflowRun) =>
+    Object.entries(r.metadata?.annotations ?? {}).filter(([k]) => k.startsWith(OUTPUT_ANNOTATION_PREFIX));
+  const before = new Map(contract(old));
+  const after = new Map(contract(run));
+  return [...new Set([...before.keys(), ...after.keys()])]
+    .sort()
+    .filter((k) => before.get(k) !== after.get(k))
+    .map((k) =>
+      fieldError(
+        `metadata.annotations[${k}]`,
+        `the frozen output contract is immutable after creation (cannot be ${!before.has(k) ? 'added' : !after.has(k) ? 'removed' : 'changed'})`,
+      ),
+    );
 }
 
 /** The frozen output contract on a materialized run: valid keys, expressions over its own jobs, the budget. */
