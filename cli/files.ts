@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { UsageError } from './connect.js';
 
 export interface Manifest {
   file: string;
@@ -17,7 +18,8 @@ export function manifestFiles(paths: string[]): string[] {
   const out: string[] = [];
   const visit = (p: string) => {
     const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) throw new Error(`${p}: no such file or directory`);
+    // A path that is not there is the caller's mistake (exit 2), not a cluster's answer.
+    if (!st) throw new UsageError(`${p}: no such file or directory`);
     if (st.isDirectory()) {
       for (const e of readdirSync(p).sort()) visit(join(p, e));
     } else if (EXTENSIONS.has(extname(p)) || paths.includes(p)) {

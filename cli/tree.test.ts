@@ -1,5 +1,5 @@
 import type { Run, WorkflowRun } from '../src/api/types.js';
-import { buildTree, duration, jobsInOrder, renderTree, stepsInOrder } from './tree.js';
+import { buildTree, duration, jobsInOrder, progressLine, renderTree, stepsInOrder } from './tree.js';
 
 const t = (s: number) => new Date(Date.UTC(2026, 11, 2, 10, 0, s)).toISOString();
 const now = new Date(Date.UTC(2026, 11, 2, 10, 1, 0));
@@ -141,6 +141,32 @@ describe('the WorkflowRun tree', () => {
       '│  └─ step pack  Pending  -',
       '└─ deploy  Pending  -',
     ]);
+  });
+  it('prints a job Running before its steps or child, even when its status lags behind them', () => {
+    // The parent's status still says Pending for both jobs, but their Runs and child run exist.
+    const lagging = wfr('release', 'u1', root.spec, { phase: 'Running', jobs: {} });
+    const childRunning = wfr(
+      'release-call-deploy',
+      'u2',
+      child.spec,
+      { phase: 'Running', jobs: { push: { phase: 'Running' } } },
+      ['u1', 'deploy'],
+    );
+    const active = [
+      runs[0] as Run,
+      run('release-build-pack', 'u1', 'build', 'pack', { phase: 'Running' }),
+      run('release-call-deploy-push-notify', 'u2', 'push', 'notify', { phase: 'Running' }),
+    ];
+    const lines = jobsInOrder(buildTree(lagging, [lagging, childRunning], active)).map(
+      (j) => `${j.path.join('/')}: ${progressLine(j)}`,
+    );
+    expect(lines).toEqual([
+      'build: Running (step pack)',
+      'deploy: Running -> release-call-deploy',
+      'deploy/push: Running (step notify)',
+    ]);
+    const waiting = jobsInOrder(buildTree(wfr('fresh', 'u9', root.spec, undefined), [], []));
+    expect(waiting.map(progressLine)).toEqual(['Pending', 'Pending']);
   });
   it('formats durations', () => {
     expect(duration(undefined, undefined, now)).toBe('-');

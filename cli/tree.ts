@@ -163,3 +163,17 @@ export function jobsInOrder(tree: RunNode): JobNode[] {
   walk(tree);
   return out;
 }
+
+/**
+ * One progress line of `--wait` for a job. The job's status (written by its run's controller) can
+ * lag behind the objects it made: a child run or a step Run that exists proves the job started, so
+ * the job reads Running then, and its line never comes after a line of its own steps or children.
+ */
+export function progressLine(j: JobNode): string {
+  const s = j.status;
+  const started = j.child !== undefined || j.steps.some((st) => st.run);
+  const phase = (s.phase ?? 'Pending') === 'Pending' && started ? 'Running' : (s.phase ?? 'Pending');
+  const running = phase === 'Running' ? j.steps.find((st) => st.phase === 'Running')?.name : undefined;
+  const child = s.workflowRunName ?? j.child?.run.metadata.name;
+  return `${phase}${running ? ` (step ${running})` : ''}${child ? ` -> ${child}` : ''}${s.message ? `: ${s.message}` : ''}`;
+}

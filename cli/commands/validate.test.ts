@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { UsageError } from '../connect.js';
 import { validateManifests } from './validate.js';
 
 function folder(files: Record<string, string>): string {
@@ -60,7 +62,17 @@ metadata: { name: ignored }
     const dir = folder({ 'broken.yaml': 'a: [1, 2\n' });
     expect(validateManifests([dir]).lines[0]).toContain(`${dir}/broken.yaml: not valid YAML:`);
     expect(() => validateManifests(['/does/not/exist'])).toThrow(
-      '/does/not/exist: no such file or directory',
+      new UsageError('/does/not/exist: no such file or directory'),
     );
+  });
+
+  it('exits 2, a usage error, for a path that does not exist', () => {
+    const krt = spawnSync(join(process.cwd(), 'bin/krt'), ['validate', '-f', '/does/not/exist'], {
+      encoding: 'utf8',
+    });
+    expect({ status: krt.status, stderr: krt.stderr }).toEqual({
+      status: 2,
+      stderr: 'krt: /does/not/exist: no such file or directory\n',
+    });
   });
 });

@@ -1,7 +1,7 @@
 // Following a WorkflowRun to its end with a line per change of any job in the nested tree (a
 // running job says so), not silence. Progress goes to stderr; the outputs to stdout.
 import type { Connection } from '../connect.js';
-import { jobsInOrder } from '../tree.js';
+import { jobsInOrder, progressLine } from '../tree.js';
 import { workflowRunEnded } from '../../src/api/phases.js';
 import { loadTree } from './fetch.js';
 
@@ -10,9 +10,7 @@ export async function waitForRun(c: Connection, name: string, pollMs = 500): Pro
   for (;;) {
     const tree = await loadTree(c, name);
     for (const j of jobsInOrder(tree)) {
-      const s = j.status;
-      const running = s.phase === 'Running' ? j.steps.find((st) => st.phase === 'Running')?.name : undefined;
-      const line = `${s.phase ?? 'Pending'}${running ? ` (step ${running})` : ''}${s.workflowRunName ? ` -> ${s.workflowRunName}` : ''}${s.message ? `: ${s.message}` : ''}`;
+      const line = progressLine(j);
       const path = j.path.join('/');
       if (seen.get(path) !== line) {
         seen.set(path, line);

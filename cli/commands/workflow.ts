@@ -23,6 +23,20 @@ async function getWorkflow(c: Connection, name: string): Promise<Workflow | unde
   }
 }
 
+export const WORKFLOW_COLUMNS = ['NAME', 'READY', 'JOBS', 'INPUTS', 'OUTPUTS', 'AGE'];
+
+/** One row of `krt wf list`: READY as `kubectl get wf` shows it (the Ready condition's status). */
+export function workflowRow(w: Workflow, now = new Date()): string[] {
+  return [
+    w.metadata.name ?? '',
+    w.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? '',
+    String(Object.keys(w.spec.jobs).length),
+    Object.keys(w.spec.inputs ?? {}).join(',') || '-',
+    Object.keys(w.spec.outputs ?? {}).join(',') || '-',
+    age(w.metadata.creationTimestamp, now),
+  ];
+}
+
 export function workflowCommands(
   program: Command,
   globals: () => { namespace?: string; kubeconfig?: string },
@@ -62,14 +76,11 @@ export function workflowCommands(
       const c = connect(globals());
       const items = await listObjects<Workflow>(c, 'workflows');
       if (printStructured(opts.output, { apiVersion: 'v1', kind: 'List', items })) return;
-      const rows = items.map((w) => [
-        w.metadata.name ?? '',
-        String(Object.keys(w.spec.jobs).length),
-        Object.keys(w.spec.inputs ?? {}).join(',') || '-',
-        Object.keys(w.spec.outputs ?? {}).join(',') || '-',
-        age(w.metadata.creationTimestamp),
-      ]);
-      for (const line of table(['NAME', 'JOBS', 'INPUTS', 'OUTPUTS', 'AGE'], rows)) console.log(line);
+      for (const line of table(
+        WORKFLOW_COLUMNS,
+        items.map((w) => workflowRow(w)),
+      ))
+        console.log(line);
     });
   wf.command('get <name>')
     .description('one Workflow: its inputs, jobs (with what they call) and outputs')

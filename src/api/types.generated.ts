@@ -81,9 +81,7 @@ export interface JobSpec {
     /**
      * An input value: a string, a number or a boolean.
      */
-    [k: string]: {
-      [k: string]: unknown;
-    };
+    [k: string]: unknown;
   };
 }
 /**

@@ -23,7 +23,7 @@ const HOSTILE: [string, string][] = [
   ['a brace at the start', '{{ steps.first.outputs.secret }}'],
   ['a lone dollar-brace', '${'],
   ['empty', ''],
-  ['4 KiB with expressions', ('${{ x }}' + "'\"\\\n").repeat(4096 / 12).padEnd(4096, '$')],
+  ['4 KiB with expressions', ('${{ x }}' + '\'"\\\n').repeat(4096 / 12).padEnd(4096, '$')],
 ];
 
 const template = (run: string, env = ''): Workflow =>
@@ -71,7 +71,10 @@ function stepScripts(run: WorkflowRun, outputs: Record<string, Record<string, st
       ...runs,
       ...fresh.map((r) => ({
         ...r,
-        status: { phase: 'Succeeded', outputs: outputs[r.metadata.labels?.['kruntimes.io/workflow-step'] ?? ''] },
+        status: {
+          phase: 'Succeeded',
+          outputs: outputs[r.metadata.labels?.['kruntimes.io/workflow-step'] ?? ''],
+        },
       })),
     ] as Run[];
   }
@@ -97,9 +100,7 @@ describe('values are data', () => {
     // `$` before and `{{` after an empty value would read `${{ ... }}` if pasted raw.
     const once = renderPartial('$${{ inputs.x }}{{ steps.a.outputs.b }}', { inputs: { x: '' } }, ['inputs']);
     expect(renderTemplate(once, {})).toBe('${{ steps.a.outputs.b }}');
-    const split = renderPartial('${{ inputs.x }}{ steps.a.outputs.b }}', { inputs: { x: '$' } }, [
-      'inputs',
-    ]);
+    const split = renderPartial('${{ inputs.x }}{ steps.a.outputs.b }}', { inputs: { x: '$' } }, ['inputs']);
     expect(renderTemplate(split, {})).toBe('${ steps.a.outputs.b }}');
   });
 
