@@ -101,16 +101,14 @@ export const jobSchema: Schema = obj(
       maxLength: L.MAX_LABEL_VALUE_LENGTH,
       pattern: P.WORKFLOW_NAME_PATTERN,
     }),
-    // A scalar of any type (inputs are typed string, number or boolean, and GitHub Actions users
-    // write `count: 3`): a structural schema cannot say "string, number or boolean", so the field
-    // is untyped here and the webhook refuses an object or a list with its own message.
-    with: mapOf(
+    // Scalars of any type (inputs are typed string, number or boolean, and GitHub Actions users
+    // write `count: 3`): a structural schema cannot say "string, number or boolean" and CEL cannot
+    // see a map of untyped values, so the map keeps what it is given and the webhook refuses an
+    // object or a list as a value with its own message.
+    with: obj(
       'Inputs given to the called Workflow: strings (which may hold ${{ }} expressions), numbers or booleans.',
-      {
-        description: 'An input value: a string, a number or a boolean.',
-        'x-kubernetes-preserve-unknown-fields': true,
-      },
-      { maxProperties: L.MAX_INPUTS },
+      {},
+      { maxProperties: L.MAX_INPUTS, 'x-kubernetes-preserve-unknown-fields': true },
     ),
   },
   {

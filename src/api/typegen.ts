@@ -20,8 +20,9 @@ function titled(schema: Schema, titles: Map<Schema, string>, top = false): Recor
   const title = titles.get(schema);
   if (title && !top) return { $ref: `#/definitions/${title}` };
   const out: Record<string, unknown> = title ? { title } : {};
-  // An untyped field that keeps whatever it is given (a `with` value) is any JSON value.
-  if (schema['x-kubernetes-preserve-unknown-fields'] && !schema.type) out.tsType = 'unknown';
+  // An object that keeps whatever it is given (`with`) is a map of any JSON values.
+  if (schema['x-kubernetes-preserve-unknown-fields'] && !schema.additionalProperties)
+    out.additionalProperties = true;
   for (const [k, v] of Object.entries(schema)) {
     if (k.startsWith('x-kubernetes')) continue;
     if (k === 'properties') {

@@ -78,9 +78,6 @@ export interface JobSpec {
    * Inputs given to the called Workflow: strings (which may hold ${{ }} expressions), numbers or booleans.
    */
   with?: {
-    /**
-     * An input value: a string, a number or a boolean.
-     */
     [k: string]: unknown;
   };
 }
