@@ -9,6 +9,7 @@ import { statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
 import { LeaderElector, type LeaderOptions } from '../src/kube/leader.js';
 import { WorkQueue } from '../src/kube/queue.js';
+import { isNamespaceTerminating } from '../src/kube/retry.js';
 import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { log } from '../src/telemetry/log.js';
 import { eventRecorder } from './events.js';
@@ -190,7 +191,7 @@ export class Manager {
           // short retry is only a fallback, and a conflict does not grow the failure backoff.
           log.debug({ key }, 'status write conflicted; retrying');
           this.queue.addAfter(key, 200);
-        } else if (statusCode(e) === 403 && /because it is being terminated/.test(statusMessage(e))) {
+        } else if (isNamespaceTerminating(e)) {
           // The namespace is going away with everything in it: nothing to create any more.
           log.debug({ key }, 'namespace is terminating; not retrying');
           this.queue.forget(key);

@@ -6,10 +6,11 @@ import { GROUP, VERSION } from '../src/api/crds.js';
 import { workflowRunEnded } from '../src/api/phases.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
+import { isDeterministicRefusal } from '../src/kube/retry.js';
 import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
 import { ownerReference } from '../src/plan/objects.js';
-import { planWorkflowRun, type Action } from '../src/plan/workflowrun.js';
+import { planWorkflowRun, withFailedJobs, type Action, type Observed } from '../src/plan/workflowrun.js';
 import { deepEqual } from '../src/validate/equal.js';
 import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
@@ -44,12 +45,11 @@ const crd = (plural: string, namespace: string) => ({ group: GROUP, version: VER
 export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Promise<void> {
   const [namespace, name] = key.split('/') as [string, string];
   const { caches } = deps;
-  const run = caches.workflowRuns.get(namespace, name);
-  if (!run || run.metadata.deletionTimestamp) return;
-  const uid = run.metadata.uid ?? '';
+  const cached = caches.workflowRuns.get(namespace, name);
+  if (!cached || cached.metadata.deletionTimestamp) return;
+  const uid = cached.metadata.uid ?? '';
   const snapshot = caches.snapshots.get(namespace, snapshotName(name, uid));
-  const plan = planWorkflowRun({
-    run,
+  const observed: Omit<Observed, 'run'> = {
     snapshot:
       snapshot && snapshot.metadata.ownerReferences?.some((o) => o.uid === uid)
         ? snapshot.data?.spec
@@ -63,13 +63,58 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
       return found !== undefined && !found.metadata.ownerReferences?.some((ref) => ref.uid === uid);
     },
     now: new Date(),
-  });
-  for (const action of plan.actions) await apply(action, run, deps);
-  const before = { ...(run.status ?? {}) };
-  if (!deepEqual(withoutTimes(before), withoutTimes(plan.status))) {
-    await writeStatus(run, plan.status, deps);
-    announce(run, plan.status, deps.events);
+  };
+  // A refused create fails its job and the plan is made again, so its dependents are Skipped and
+  // the rest goes on in this same reconcile; each pass fails at least one more job, so it ends.
+  let run = cached;
+  let plan = planWorkflowRun({ ...observed, run });
+  let transient: unknown;
+  const applied = new Set<string>();
+  for (;;) {
+    const refused: Record<string, string> = {};
+    for (const action of plan.actions) {
+      const id = actionId(action);
+      if (applied.has(id)) continue;
+      applied.add(id);
+      try {
+        await apply(action, cached, deps);
+      } catch (e) {
+        if ('job' in action && isDeterministicRefusal(e)) refused[action.job] = refusal(action, e);
+        else transient ??= e;
+      }
+    }
+    if (Object.keys(refused).length === 0) break;
+    run = withFailedJobs(run, refused);
+    plan = planWorkflowRun({ ...observed, run });
   }
+  const before = { ...(cached.status ?? {}) };
+  if (!deepEqual(withoutTimes(before), withoutTimes(plan.status))) {
+    await writeStatus(cached, plan.status, deps);
+    announce(cached, plan.status, deps.events);
+  }
+  // Transient failures (network, 429, 5xx) are retried with backoff, after the status is written.
+  if (transient !== undefined) throw transient;
+}
+
+function actionId(a: Action): string {
+  switch (a.type) {
+    case 'createSnapshot':
+      return `snapshot/${a.name}`;
+    case 'createRun':
+      return `run/${a.run.metadata.name}`;
+    case 'createChild':
+      return `child/${a.child.metadata.name}`;
+    default:
+      return `${a.type}/${a.name}`;
+  }
+}
+
+function refusal(action: Extract<Action, { job: string }>, e: unknown): string {
+  const what =
+    action.type === 'createRun'
+      ? `Run "${action.run.metadata.name}"`
+      : `WorkflowRun "${action.child.metadata.name}"`;
+  return `the API server refused to create ${what}: ${statusMessage(e)}`;
 }
 
 /** Timestamps that only the planner's clock would change do not make a status different. */

@@ -1,5 +1,5 @@
 import { ApiException } from '@kubernetes/client-node';
-import { isTransient, retryTransient } from './retry.js';
+import { isDeterministicRefusal, isNamespaceTerminating, isTransient, retryTransient } from './retry.js';
 
 const api = (code: number) => new ApiException(code, 'x', '', {});
 
@@ -67,5 +67,26 @@ describe('retryTransient', () => {
       isTransient(api(429)),
       isTransient(api(400)),
     ]).toEqual([true, true, true, false]);
+  });
+});
+
+describe('isDeterministicRefusal', () => {
+  const status = (code: number, message: string) =>
+    new ApiException(code, 'x', JSON.stringify({ kind: 'Status', code, message }), {});
+  it('is true for admission denials, invalid and too large objects', () => {
+    for (const code of [400, 403, 413, 422]) expect(isDeterministicRefusal(api(code))).toBe(true);
+    expect(
+      isDeterministicRefusal(status(400, 'admission webhook "validate.kruntimes.io" denied the request')),
+    ).toBe(true);
+  });
+  it('is false for what may change: network, 409, 429, 5xx, a namespace being deleted', () => {
+    for (const e of [new Error('ECONNRESET'), api(404), api(409), api(429), api(500), api(504)])
+      expect(isDeterministicRefusal(e)).toBe(false);
+    const terminating = status(
+      403,
+      'runs "x" is forbidden: unable to create new content in namespace n because it is being terminated',
+    );
+    expect(isNamespaceTerminating(terminating)).toBe(true);
+    expect(isDeterministicRefusal(terminating)).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 // Retrying a write whose failure is the network's or the API server's (no answer, 429, 5xx), with
 // growing pauses until a deadline. Answers about the object itself (404, 409, 422) are final.
-import { statusCode } from './client.js';
+import { statusCode, statusMessage } from './client.js';
 
 export interface RetryOptions {
   deadlineMs: number;
@@ -13,6 +13,21 @@ export interface RetryOptions {
 export function isTransient(e: unknown): boolean {
   const code = statusCode(e);
   return code === undefined || code === 429 || code >= 500;
+}
+
+/** A namespace that is being deleted refuses new objects with 403: nothing to create any more. */
+export function isNamespaceTerminating(e: unknown): boolean {
+  return statusCode(e) === 403 && /because it is being terminated/.test(statusMessage(e));
+}
+
+/**
+ * A refusal that the same request will meet again: admission denied it (a webhook or a policy), the
+ * object is invalid or too large. Retrying it would only repeat the answer.
+ */
+export function isDeterministicRefusal(e: unknown): boolean {
+  const code = statusCode(e);
+  if (code === 403) return !isNamespaceTerminating(e);
+  return code === 400 || code === 413 || code === 422;
 }
 
 export async function retryTransient<T>(fn: () => Promise<T>, o: RetryOptions): Promise<T> {

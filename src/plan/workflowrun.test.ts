@@ -1,5 +1,5 @@
 import type { Run, Workflow, WorkflowRun } from '../api/types.js';
-import { planWorkflowRun, type Action, type Observed } from './workflowrun.js';
+import { planWorkflowRun, withFailedJobs, type Action, type Observed } from './workflowrun.js';
 
 const NOW = new Date('2026-12-02T10:00:00Z');
 const inline = (run: string, extra: object = {}) => ({
@@ -438,6 +438,48 @@ describe('planWorkflowRun', () => {
       a: { phase: 'Failed', message: 'Run "release-a-main" exists and belongs to another owner' },
       c: { phase: 'Failed', message: 'WorkflowRun "release-call-c" exists and belongs to another owner' },
     });
+  });
+
+  it('fails only the job whose create was refused, skips its dependents and goes on with the rest', () => {
+    const run = wfr({
+      a: {
+        'runs-on': 'bash',
+        steps: [
+          { name: 'one', run: 'true' },
+          { name: 'two', run: 'x' },
+        ],
+      },
+      b: inline('true', { needs: ['a'] }),
+      c: { uses: 'w' },
+      d: inline('true'),
+    });
+    const w = { metadata: { name: 'w' }, spec: { jobs: { j: inline('true') } } } as unknown as Workflow;
+    const o = observed(run, { workflow: () => w });
+    const first = planWorkflowRun(o);
+    const runs = created(first.actions).map((r) => finished(r, 'Succeeded'));
+    const second = planWorkflowRun({ ...o, run: { ...run, status: first.status }, runs });
+    // The API server refuses step "two" of a and the child of c.
+    expect(second.actions.map((a) => ('job' in a ? `${a.type} ${a.job}` : a.type))).toEqual([
+      'createRun a',
+      'createChild c',
+    ]);
+    const refused = withFailedJobs(
+      { ...run, status: second.status },
+      { a: 'the API server refused to create Run "release-a-two": too big', c: 'denied' },
+    );
+    const third = planWorkflowRun({ ...o, run: refused, runs });
+    expect(third.actions).toEqual([]);
+    expect(third.status.jobs).toMatchObject({
+      a: { phase: 'Failed', message: 'the API server refused to create Run "release-a-two": too big' },
+      b: { phase: 'Skipped', message: 'needs job "a", which did not succeed' },
+      c: { phase: 'Failed', message: 'denied' },
+      d: { phase: 'Succeeded' },
+    });
+    expect(third.status.phase).toBe('Failed');
+    // A later reconcile keeps the failure and creates nothing again.
+    const again = planWorkflowRun({ ...o, run: { ...run, status: third.status }, runs });
+    expect(again.actions).toEqual([]);
+    expect(again.status).toEqual(third.status);
   });
 
   it('evaluates the run outputs from its own frozen annotations', () => {

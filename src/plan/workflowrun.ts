@@ -42,8 +42,8 @@ export interface Observed {
 
 export type Action =
   | { type: 'createSnapshot'; name: string; spec: WorkflowRunSpec }
-  | { type: 'createRun'; run: Run }
-  | { type: 'createChild'; child: WorkflowRun }
+  | { type: 'createRun'; job: string; run: Run }
+  | { type: 'createChild'; job: string; child: WorkflowRun }
   | { type: 'cancelRun'; name: string }
   | { type: 'cancelChild'; name: string };
 
@@ -223,6 +223,8 @@ function inlineJob(
   const next = stepStatus.findIndex((s) => !s.run);
   if (next >= 0 && stepStatus.slice(0, next).every((s) => s.phase === 'Succeeded')) {
     const s = stepStatus[next] as (typeof stepStatus)[number];
+    // A failure recorded for this job (the API refused its next Run) is final: not retried.
+    if (before.phase === 'Failed') return { ...st, phase: 'Failed', message: before.message };
     if (o.takenByOther?.('Run', s.name))
       return { ...st, phase: 'Failed', message: `Run "${s.name}" exists and belongs to another owner` };
     try {
@@ -232,7 +234,11 @@ function inlineJob(
         name: k,
         value: renderTemplate(v, c),
       }));
-      j.actions.push({ type: 'createRun', run: buildRun(o.run, jobName, job, s.step, s.name, script, env) });
+      j.actions.push({
+        type: 'createRun',
+        job: jobName,
+        run: buildRun(o.run, jobName, job, s.step, s.name, script, env),
+      });
     } catch (e) {
       if (!(e instanceof ExprError)) throw e;
       return { ...st, phase: 'Failed', message: `step "${s.step.name}": ${e.message}` };
@@ -301,7 +307,11 @@ function callJob(
     if ('errors' in inputs)
       return { phase: 'Failed', message: inputs.errors.map(formatFieldError).join('; ') };
     const rendered = materialize(template, inputs.values);
-    j.actions.push({ type: 'createChild', child: buildChild(o.run, jobName, childName, uses, rendered) });
+    j.actions.push({
+      type: 'createChild',
+      job: jobName,
+      child: buildChild(o.run, jobName, childName, uses, rendered),
+    });
   } catch (e) {
     if (!(e instanceof ExprError)) throw e;
     return { phase: 'Failed', message: e.message };
@@ -336,4 +346,16 @@ export function runOutputs(
 
 function stripUndefined<T extends object>(o: T): T {
   return JSON.parse(JSON.stringify(o)) as T;
+}
+
+/**
+ * The run as it would be had these jobs failed: how a refusal to create a job's Run or child run
+ * (an admission denial, an invalid object) enters the plan. The planner keeps a recorded failure
+ * instead of creating again, so it is not retried, and dependents are Skipped as for any failure.
+ */
+export function withFailedJobs(run: WorkflowRun, failures: Record<string, string>): WorkflowRun {
+  const jobs = { ...(run.status?.jobs ?? {}) };
+  for (const [job, message] of Object.entries(failures))
+    jobs[job] = { ...jobs[job], phase: 'Failed', message };
+  return { ...run, status: { ...run.status, jobs } };
 }

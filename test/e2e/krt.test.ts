@@ -139,7 +139,7 @@ describe('the samples', () => {
     const g = await krt(c, 'wf', 'get', 'deploy-workflow');
     expect(g.stdout).toContain('  environment (required)');
     expect(g.stdout).toContain('  verify needs apply -> calls verify-workflow');
-    expect((await krt(c, 'wf', 'list')).stdout).toMatch(/^release\s+3\s+-\s+endpoint\s/m);
+    expect((await krt(c, 'wf', 'list')).stdout).toMatch(/^release\s+True\s+3\s+-\s+endpoint\s/m);
   });
 });
 
