@@ -12,13 +12,20 @@ export const MAX_TOTAL_ANNOTATION_BYTES = 256 * 1024;
 /** First seed: "The initial maximum nesting depth is 8" (Workflows in one call chain, root included). */
 export const MAX_CALL_DEPTH = 8;
 
-// DESIGN.md §2: jobs, steps, inputs and outputs are bounded by CRD limits. The numbers leave a
-// WorkflowRun of the largest shape well inside etcd's 1.5 MiB request limit.
+// DESIGN.md §2: jobs, steps, inputs and outputs are bounded by CRD limits. Together they allow
+// objects larger than etcd stores, so the whole object is bounded too (MAX_ADMITTED_OBJECT_BYTES).
 export const MAX_JOBS = 100;
 export const MAX_STEPS_PER_JOB = 50;
 export const MAX_INPUTS = 50;
 export const MAX_OUTPUTS = 50;
 export const MAX_ENV_PER_STEP = 100;
+/**
+ * Bytes of an object as admission sees it (its JSON). etcd refuses a request over 1.5 MiB
+ * (`--max-request-bytes`, default 1,572,864) with `etcdserver: request is too large`; the object
+ * must leave room for what is added after admission: the status the controller and runtimed write,
+ * and the field managers.
+ */
+export const MAX_ADMITTED_OBJECT_BYTES = 1024 * 1024;
 /** Characters of one step script. */
 export const MAX_SCRIPT_LENGTH = 64 * 1024;
 /** Characters of one expression-bearing value (with, env, output expressions, input defaults). */
@@ -76,6 +83,15 @@ export function annotationKeyErrors(key: string): string[] {
 /** The key of the frozen output annotation for one Workflow output. */
 export function outputAnnotationKey(outputName: string): string {
   return OUTPUT_ANNOTATION_PREFIX + outputName;
+}
+
+/** The frozen output contract a call materializes: one annotation per output expression. */
+export function frozenOutputContract(wf: {
+  spec?: { outputs?: Record<string, { value: string }> };
+}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, o] of Object.entries(wf.spec?.outputs ?? {})) out[outputAnnotationKey(name)] = o.value;
+  return out;
 }
 
 /** Errors for a Workflow output name: it must make a valid `kruntimes.io/workflow-output.<name>` key. */

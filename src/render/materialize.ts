@@ -6,7 +6,7 @@ import type { JobSpec, Workflow } from '../api/types.js';
 import { ExprError, renderPartial } from '../expr/index.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { inputErrors, valueMatchesType } from '../validate/call.js';
-import { frozenOutputContract } from '../validate/workflow.js';
+import { frozenOutputContract } from '../limits.js';
 
 export interface Materialized {
   jobs: Record<string, JobSpec>;

@@ -1,5 +1,5 @@
 // One entry point for every caller that validates objects: webhook, `krt validate`, controller.
-export { validateWorkflow, frozenOutputContract, type WorkflowContext } from './workflow.js';
+export { validateWorkflow, type WorkflowContext } from './workflow.js';
 export { validateWorkflowRun, type WorkflowRunContext } from './workflowrun.js';
 export { validateRun, mayCreateRun, DEFAULT_RUN_CREATORS, type UserInfo, type RunCreators } from './run.js';
 export { callInputErrors, inputErrors, valueMatchesType } from './call.js';

@@ -3,6 +3,7 @@
 import type { Run } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isObject, type ValidationResult } from './result.js';
+import { objectSizeError } from './size.js';
 import { structural } from './structural.js';
 
 export interface UserInfo {
@@ -33,6 +34,8 @@ export function mayCreateRun(
 export function validateRun(run: Run, old?: Run): ValidationResult {
   const errors: FieldError[] = [];
   if (!isObject(run.spec)) return { errors: [fieldError('spec', 'required value')], warnings: [] };
+  const size = objectSizeError('Run', run);
+  if (size) return { errors: [size], warnings: [] };
   errors.push(...structural.runSpec(run.spec));
   if (old?.spec) {
     if (old.spec.script !== run.spec.script)

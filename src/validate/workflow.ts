@@ -6,10 +6,11 @@ import type { CallingWorkflow } from '../graph/callgraph.js';
 import { validateWorkflowInGraph } from '../graph/through.js';
 import {
   annotationBudgetError,
+  frozenOutputContract,
   MAX_LABEL_VALUE_LENGTH,
-  outputAnnotationKey,
   outputNameErrors,
 } from '../limits.js';
+import { materializedSizeError, objectSizeError } from './size.js';
 import { checkExpressions } from './expressions.js';
 import { validateJobs } from './jobs.js';
 import { valueMatchesType } from './call.js';
@@ -19,13 +20,6 @@ import { structural } from './structural.js';
 export interface WorkflowContext {
   /** The namespace's other Workflows, for the call-graph check; omitted offline. */
   others?: ReadonlyMap<string, CallingWorkflow>;
-}
-
-/** The frozen output contract a call materializes: one annotation per output expression. */
-export function frozenOutputContract(wf: Pick<Workflow, 'spec'>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, o] of Object.entries(wf.spec?.outputs ?? {})) out[outputAnnotationKey(name)] = o.value;
-  return out;
 }
 
 export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): ValidationResult {
@@ -40,6 +34,8 @@ export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): Valid
       ),
     );
   if (!isObject(wf.spec)) return { errors: [...errors, fieldError('spec', 'required value')], warnings };
+  const size = objectSizeError('Workflow', wf);
+  if (size) return { errors: [...errors, size], warnings };
   const shape = structural.workflowSpec(wf.spec);
   if (shape.length > 0) return { errors: [...errors, ...shape], warnings };
 
@@ -75,6 +71,10 @@ export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): Valid
   for (const k of Object.keys(inputs).sort())
     if (!jobs.inputsRead.has(k)) warnings.push(`spec.inputs.${k}: the input is declared but never used`);
 
+  if (errors.length === 0) {
+    const child = materializedSizeError(wf);
+    if (child) errors.push(child);
+  }
   if (ctx.others && errors.length === 0 && name) {
     const graph = validateWorkflowInGraph(name, wf as CallingWorkflow, ctx.others);
     if (graph.error) errors.push(fieldError(graphErrorField(name, spec.jobs, graph.path), graph.error));

@@ -11,6 +11,7 @@ import {
   outputNameErrors,
 } from '../limits.js';
 import { callInputErrors } from './call.js';
+import { objectSizeError } from './size.js';
 import { checkExpressions } from './expressions.js';
 import { validateJobs } from './jobs.js';
 import { deepEqual } from './equal.js';
@@ -34,6 +35,8 @@ export function validateWorkflowRun(run: WorkflowRun, ctx: WorkflowRunContext = 
   const warnings: string[] = [];
   if (!isObject(run.spec)) return { errors: [fieldError('spec', 'required value')], warnings };
   const spec = run.spec as WorkflowRun['spec'] & Record<string, unknown>;
+  const size = objectSizeError('WorkflowRun', run);
+  if (size) return { errors: [size], warnings };
   if ('uses' in spec || 'with' in spec) errors.push(fieldError('spec', MSG.workflowRunNoTemplate));
   if (ctx.old?.spec) {
     if (!deepEqual(ctx.old.spec.jobs, spec.jobs))
