@@ -16,6 +16,8 @@ const { values: flags } = parseArgs({
     'lease-duration': { type: 'string', default: '15' },
     'retry-period': { type: 'string', default: '2' },
     identity: { type: 'string', default: `${hostname()}_${process.pid}` },
+    // Where runtimed agents hold their Leases (runtimed --lease-namespace).
+    'agent-namespace': { type: 'string', default: 'kruntimes-system' },
   },
 });
 const leaseDuration = Number(flags['lease-duration']);
@@ -23,6 +25,7 @@ const leaseDuration = Number(flags['lease-duration']);
 const manager = new Manager(loadKubeConfig(flags.kubeconfig), {
   workers: Number(flags.workers),
   metricsPort: Number(flags['metrics-port']),
+  agentNamespace: flags['agent-namespace'] as string,
   leader: flags['no-leader-elect']
     ? undefined
     : {

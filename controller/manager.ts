@@ -10,7 +10,9 @@ import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
 import { LeaderElector, type LeaderOptions } from '../src/kube/leader.js';
 import { WorkQueue } from '../src/kube/queue.js';
 import { isNamespaceTerminating } from '../src/kube/retry.js';
-import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
+import { LABEL_AGENT, LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
+import { AGENT_LEASE_NAMESPACE, agentFromLease, servedUntil } from '../src/runtime/agents.js';
+import { isClaimable } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';
 import { eventRecorder } from './events.js';
 import { reconcileWorkflow, WORKFLOW_KEY } from './workflow.js';
@@ -21,12 +23,16 @@ export interface ManagerOptions {
   metricsPort: number;
   /** Without it, this replica acts at once (a single replica, or tests). */
   leader?: LeaderOptions;
+  /** Where runtimed agents hold their Leases (default kruntimes-system). */
+  agentNamespace?: string;
 }
 
 export class Manager {
   readonly registry = new Registry();
   readonly queue = new WorkQueue();
   readonly caches: Caches;
+  /** The Leases of the runtimed agents: which runtimes are served where. */
+  readonly agents: ResilientInformer<k8s.V1Lease & KubeObject>;
   private running = false;
   private server: http.Server | undefined;
   private elector: LeaderElector | undefined;
@@ -90,6 +96,16 @@ export class Manager {
         labelSelector: LABEL_WORKFLOWRUN_UID,
       }),
     };
+    this.agents = new ResilientInformer(kc, {
+      path: `/apis/coordination.k8s.io/v1/namespaces/${opts.agentNamespace ?? AGENT_LEASE_NAMESPACE}/leases`,
+      labelSelector: LABEL_AGENT,
+    });
+  }
+
+  /** Until when a live agent serves `runtime` in `namespace`, from the cached Leases. */
+  servedUntil(runtime: string, namespace: string, now: number): number | undefined {
+    const agents = this.agents.list().flatMap((l) => agentFromLease(l) ?? []);
+    return servedUntil(agents, runtime, namespace, now);
   }
 
   private wire(): void {
@@ -106,6 +122,14 @@ export class Manager {
       const ns = o.metadata?.namespace ?? '';
       for (const w of workflows.list(ns)) this.queue.add(`${WORKFLOW_KEY}${ns}/${w.metadata.name}`);
     };
+    // An agent that comes, goes or renews may change why a Run waits: look at the runs that own
+    // Runs no agent has claimed.
+    const waiting = () => {
+      for (const r of runs.list()) if (isClaimable(r)) owner(r);
+    };
+    this.agents.on('add', waiting);
+    this.agents.on('update', waiting);
+    this.agents.on('delete', waiting);
     workflows.on('add', namespaceOf);
     workflows.on('update', (_old, o) => namespaceOf(o));
     workflows.on('delete', namespaceOf);
@@ -122,7 +146,7 @@ export class Manager {
   }
 
   healthy(): boolean {
-    return Object.values(this.caches).every((c) => c.healthy());
+    return Object.values(this.caches).every((c) => c.healthy()) && this.agents.healthy();
   }
 
   async start(): Promise<void> {
@@ -142,7 +166,7 @@ export class Manager {
     });
     this.server.listen(this.opts.metricsPort, '127.0.0.1');
     // Every replica keeps warm caches; only the leader runs workers.
-    await Promise.all(Object.values(this.caches).map((c) => c.start()));
+    await Promise.all([...Object.values(this.caches), this.agents].map((c) => c.start()));
     if (!this.opts.leader) return this.startWorkers();
     this.elector = new LeaderElector(this.kc, this.opts.leader);
     void this.elector.run(
@@ -164,6 +188,7 @@ export class Manager {
       apps: this.kc.makeApiClient(k8s.AppsV1Api),
       events: eventRecorder(this.kc.makeApiClient(k8s.CoreV1Api), 'kruntimes-controller', this.writes),
       writes: this.writes,
+      agents: this,
     };
     for (const wf of this.caches.workflowRuns.list())
       this.queue.add(`${wf.metadata.namespace}/${wf.metadata.name}`);
@@ -179,7 +204,10 @@ export class Manager {
       const end = this.latency.startTimer();
       try {
         if (key.startsWith(WORKFLOW_KEY)) await reconcileWorkflow(key, deps);
-        else await reconcileWorkflowRun(key, deps);
+        else {
+          const after = await reconcileWorkflowRun(key, deps);
+          if (after !== undefined) this.queue.addAfter(key, after);
+        }
         this.queue.forget(key);
         this.reconciles.inc({ result: 'ok' });
       } catch (e) {
@@ -210,7 +238,7 @@ export class Manager {
     await this.elector?.stop();
     this.running = false;
     this.queue.shutdown();
-    Object.values(this.caches).forEach((c) => c.stop());
+    [...Object.values(this.caches), this.agents].forEach((c) => c.stop());
     this.server?.close();
   }
 }

@@ -10,6 +10,7 @@ import { isDeterministicRefusal } from '../src/kube/retry.js';
 import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
 import { ownerReference } from '../src/plan/objects.js';
+import { NO_AGENT } from '../src/runtime/agents.js';
 import { planWorkflowRun, withFailedJobs, type Action, type Observed } from '../src/plan/workflowrun.js';
 import { deepEqual } from '../src/validate/equal.js';
 import { log } from '../src/telemetry/log.js';
@@ -35,18 +36,23 @@ export interface ReconcileDeps {
   custom: k8s.CustomObjectsApi;
   apps: k8s.AppsV1Api;
   events: EventRecorder;
+  /** The live agents, from their Leases; without it every runtime counts as served. */
+  agents?: { servedUntil(runtime: string, namespace: string, now: number): number | undefined };
   /** Counts API writes, for the benchmark's writes-per-step figure. */
   writes?: { inc(labels: { verb: string; resource: string }): void };
 }
 
 const crd = (plural: string, namespace: string) => ({ group: GROUP, version: VERSION, plural, namespace });
 
-/** One reconcile of the WorkflowRun at `namespace/name`; throws to be retried. */
-export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Promise<void> {
+/**
+ * One reconcile of the WorkflowRun at `namespace/name`; throws to be retried. Returns when to look
+ * again if nothing else changes (ms), for a Run waiting on an agent whose Lease may expire.
+ */
+export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Promise<number | undefined> {
   const [namespace, name] = key.split('/') as [string, string];
   const { caches } = deps;
   const cached = caches.workflowRuns.get(namespace, name);
-  if (!cached || cached.metadata.deletionTimestamp) return;
+  if (!cached || cached.metadata.deletionTimestamp) return undefined;
   const uid = cached.metadata.uid ?? '';
   const snapshot = caches.snapshots.get(namespace, snapshotName(name, uid));
   const observed: Omit<Observed, 'run'> = {
@@ -62,6 +68,9 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
       const found = kind === 'Run' ? caches.runs.get(namespace, n) : caches.workflowRuns.get(namespace, n);
       return found !== undefined && !found.metadata.ownerReferences?.some((ref) => ref.uid === uid);
     },
+    agentsServe: deps.agents
+      ? (runtime) => deps.agents?.servedUntil(runtime, namespace, Date.now())
+      : undefined,
     now: new Date(),
   };
   // A refused create fails its job and the plan is made again, so its dependents are Skipped and
@@ -94,6 +103,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   }
   // Transient failures (network, 429, 5xx) are retried with backoff, after the status is written.
   if (transient !== undefined) throw transient;
+  return plan.requeueAfter;
 }
 
 function actionId(a: Action): string {
@@ -104,6 +114,8 @@ function actionId(a: Action): string {
       return `run/${a.run.metadata.name}`;
     case 'createChild':
       return `child/${a.child.metadata.name}`;
+    case 'markNoAgent':
+      return `noagent/${a.run.metadata.name}`;
     default:
       return `${a.type}/${a.name}`;
   }
@@ -142,6 +154,8 @@ function announce(run: WorkflowRun, status: NonNullable<WorkflowRun['status']>, 
     const was = old.jobs?.[job];
     if (s.phase === 'Failed' && was?.phase !== 'Failed')
       events.record(run, 'Warning', 'JobFailed', `job "${job}" failed: ${s.message ?? ''}`);
+    if (s.phase === 'Running' && s.message?.includes(`${NO_AGENT}: `) && s.message !== was?.message)
+      events.record(run, 'Warning', NO_AGENT, `job "${job}" waits: ${s.message}`);
     if (s.workflowRunName && !was?.workflowRunName)
       events.record(
         run,
@@ -198,6 +212,8 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
           deps.custom.createNamespacedCustomObject({ ...crd('workflowruns', namespace), body: action.child }),
         deps,
       );
+    case 'markNoAgent':
+      return markNoAgent(action.run, action.message, deps);
     case 'cancelRun':
     case 'cancelChild':
       deps.writes?.inc({ verb: 'patch', resource: action.type === 'cancelRun' ? 'runs' : 'workflowruns' });
@@ -211,6 +227,25 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       );
       return;
   }
+}
+
+/**
+ * Phase Pending, reason NoAgent on a Run no agent has claimed. The write carries the cached
+ * resourceVersion, so it never overwrites a claim: a conflict means an agent took the Run.
+ */
+async function markNoAgent(run: Run, message: string, deps: ReconcileDeps): Promise<void> {
+  deps.writes?.inc({ verb: 'update', resource: 'runs/status' });
+  try {
+    await deps.custom.replaceNamespacedCustomObjectStatus({
+      ...crd('runs', run.metadata.namespace ?? ''),
+      name: run.metadata.name ?? '',
+      body: { ...run, status: { ...run.status, phase: 'Pending', reason: NO_AGENT, message } },
+    });
+  } catch (e) {
+    if (statusCode(e) === 409) return;
+    throw e;
+  }
+  deps.events.record(run, 'Warning', NO_AGENT, message);
 }
 
 /**

@@ -9,7 +9,9 @@ import * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
 import { crd, loadKubeConfig, statusCode } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
+import { AGENT_LEASE_NAMESPACE } from '../src/runtime/agents.js';
 import { Agent } from './agent.js';
+import { Presence } from './presence.js';
 import { LogAuthorizer } from './auth.js';
 import { LogStore } from './logstore.js';
 import { parseRuntimes } from './runtime.js';
@@ -29,6 +31,9 @@ const { values: f } = parseArgs({
     'shutdown-seconds': { type: 'string', default: '30' },
     'log-retention-hours': { type: 'string', default: '168' },
     'max-log-bytes': { type: 'string', default: String(16 * 1024 * 1024) },
+    // Where this agent's Lease lives (the install's namespace), and how long it counts when not renewed.
+    'lease-namespace': { type: 'string', default: process.env.POD_NAMESPACE || AGENT_LEASE_NAMESPACE },
+    'lease-seconds': { type: 'string', default: '15' },
     host: { type: 'string', default: '0.0.0.0' },
     port: { type: 'string', default: '8443' },
     cert: { type: 'string' },
@@ -102,6 +107,14 @@ server.listen(Number(f.port), f.host);
 
 logs.startSweeping();
 await agent.start();
+const presence = new Presence(kc, {
+  namespace: f['lease-namespace'] as string,
+  identity: f.identity as string,
+  runtimes: [...runtimes.keys()],
+  namespaces: (f.namespaces as string).split(',').filter(Boolean),
+  durationSeconds: Math.ceil(positive('lease-seconds')),
+});
+await presence.start();
 log.info(
   {
     identity: f.identity,
@@ -121,7 +134,8 @@ const shutdown = (signal: string) => {
   log.info({ signal, running: agent.running }, 'shutting down: no new claims, waiting for running steps');
   const deadline = positive('shutdown-seconds') * 1000;
   setTimeout(() => process.exit(1), deadline + 10_000).unref();
-  void agent.shutdown(deadline).then(() => {
+  void agent.shutdown(deadline).then(async () => {
+    await presence.stop();
     logs.stop();
     server.close();
     process.exit(0);

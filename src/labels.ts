@@ -7,3 +7,9 @@ export const LABEL_PARENT_UID = 'kruntimes.io/parent-uid';
 export const LABEL_CALL_JOB = 'kruntimes.io/call-job';
 /** On a run materialized from a template: the template's name. */
 export const LABEL_WORKFLOW = 'kruntimes.io/workflow';
+/** On the Lease each runtimed holds, so admission, the controller and krt can list the agents. */
+export const LABEL_AGENT = 'kruntimes.io/agent';
+/** On an agent's Lease: the runtimes it serves, comma-separated. */
+export const ANNOTATION_AGENT_RUNTIMES = 'kruntimes.io/runtimes';
+/** On an agent's Lease: the namespaces it serves, comma-separated; empty for all. */
+export const ANNOTATION_AGENT_NAMESPACES = 'kruntimes.io/namespaces';

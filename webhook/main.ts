@@ -5,7 +5,9 @@ import { readFileSync, watchFile } from 'node:fs';
 import { createServer } from 'node:https';
 import { parseArgs } from 'node:util';
 import type { Workflow } from '../src/api/types.js';
-import { ResilientInformer } from '../src/kube/informer.js';
+import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
+import { LABEL_AGENT } from '../src/labels.js';
+import { AGENT_LEASE_NAMESPACE, agentFromLease, servedUntil, type LeaseLike } from '../src/runtime/agents.js';
 import { loadKubeConfig } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
 import { DEFAULT_RUN_CREATORS } from '../src/validate/index.js';
@@ -20,6 +22,8 @@ const { values: flags } = parseArgs({
     kubeconfig: { type: 'string' },
     'run-creator-users': { type: 'string' },
     'run-creator-groups': { type: 'string' },
+    // Where runtimed agents hold their Leases (runtimed --lease-namespace).
+    'agent-namespace': { type: 'string', default: AGENT_LEASE_NAMESPACE },
   },
 });
 if (!flags.cert || !flags.key) {
@@ -32,6 +36,11 @@ const tls = () => ({ cert: readFileSync(certFile), key: readFileSync(keyFile) })
 
 const kc = loadKubeConfig(flags.kubeconfig);
 const workflows = new ResilientInformer<Workflow>(kc, { path: '/apis/kruntimes.io/v1alpha1/workflows' });
+// Only for a warning: readiness does not wait for it, and without it no warning is given.
+const agents = new ResilientInformer<KubeObject & LeaseLike>(kc, {
+  path: `/apis/coordination.k8s.io/v1/namespaces/${flags['agent-namespace']}/leases`,
+  labelSelector: LABEL_AGENT,
+});
 const list = (v: string | undefined, fallback: string[]) =>
   v === undefined ? fallback : v.split(',').filter(Boolean);
 
@@ -41,6 +50,14 @@ const app = createApp({
     get: (ns, name) => workflows.get(ns, name),
     inNamespace: (ns) => workflows.namespaceMap(ns),
   },
+  serves: (runtime, namespace) =>
+    !agents.hasSynced() ||
+    servedUntil(
+      agents.list().flatMap((l) => agentFromLease(l) ?? []),
+      runtime,
+      namespace,
+      Date.now(),
+    ) !== undefined,
   runCreators: {
     users: list(flags['run-creator-users'], DEFAULT_RUN_CREATORS.users),
     groups: list(flags['run-creator-groups'], DEFAULT_RUN_CREATORS.groups),
@@ -64,6 +81,7 @@ for (const f of [certFile, keyFile]) {
   });
 }
 
+void agents.start();
 await workflows.start();
 server.listen(Number(flags.port), flags.host, () => {
   log.info({ host: flags.host, port: Number(flags.port) }, 'webhook listening');
@@ -72,6 +90,7 @@ server.listen(Number(flags.port), flags.host, () => {
 const shutdown = () => {
   log.info('shutting down');
   workflows.stop();
+  agents.stop();
   server.close(() => process.exit(0));
   setTimeout(() => process.exit(0), 5000).unref();
 };

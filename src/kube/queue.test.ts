@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { WorkQueue } from './queue.js';
 
 describe('WorkQueue', () => {
@@ -34,5 +35,25 @@ describe('WorkQueue', () => {
     q.forget('a');
     q.shutdown();
     expect(await q.get()).toBeUndefined();
+  });
+
+  it('keeps the earliest of several timed adds of a key: a later one never pushes it back', () => {
+    jest.useFakeTimers();
+    try {
+      const q = new WorkQueue();
+      q.addAfter('late-then-early', 5000);
+      q.addAfter('late-then-early', 100);
+      q.addAfter('early-then-late', 100);
+      q.addAfter('early-then-late', 5000);
+      jest.advanceTimersByTime(99);
+      expect(q.depth).toBe(0);
+      jest.advanceTimersByTime(2);
+      expect(q.depth).toBe(2);
+      jest.advanceTimersByTime(10_000);
+      expect(q.depth).toBe(2);
+      q.shutdown();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -7,7 +7,7 @@ export class WorkQueue {
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
   private waiters: (() => void)[] = [];
   private closed = false;
 
@@ -32,16 +32,19 @@ export class WorkQueue {
     this.waiters.shift()?.();
   }
 
+  /** Adds the key after `ms`; of several timed adds of one key, the earliest wins (as client-go's). */
   addAfter(key: string, ms: number): void {
     if (this.closed) return;
+    const at = Date.now() + ms;
     const old = this.timers.get(key);
-    if (old) clearTimeout(old);
-    const t = setTimeout(() => {
+    if (old && old.at <= at) return;
+    if (old) clearTimeout(old.timer);
+    const timer = setTimeout(() => {
       this.timers.delete(key);
       this.add(key);
     }, ms);
-    t.unref();
-    this.timers.set(key, t);
+    timer.unref();
+    this.timers.set(key, { timer, at });
   }
 
   /** Requeue after a failure, waiting longer each time the same key fails. */
@@ -74,7 +77,7 @@ export class WorkQueue {
 
   shutdown(): void {
     this.closed = true;
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of this.timers.values()) clearTimeout(t.timer);
     this.waiters.forEach((w) => w());
     this.waiters = [];
   }

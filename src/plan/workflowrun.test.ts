@@ -482,6 +482,48 @@ describe('planWorkflowRun', () => {
     expect(again.status).toEqual(third.status);
   });
 
+  describe('a Run that waits for an agent', () => {
+    const run = wfr({ py: { 'runs-on': 'python', steps: [{ name: 'main', run: 'print(1)' }] } });
+    const made = () => created(planWorkflowRun(observed(run)).actions)[0] as Run;
+    const message = 'no runtimed serves runtime "python" in namespace "ns"';
+
+    it('is marked Pending with NoAgent when no live agent serves its runtime, and the job and run say so', () => {
+      const plan = planWorkflowRun(observed(run, { runs: [made()], agentsServe: () => undefined }));
+      expect(plan.actions).toEqual([{ type: 'markNoAgent', run: made(), message }]);
+      expect(plan.status.jobs?.py).toMatchObject({
+        phase: 'Running',
+        message: `step "main": NoAgent: ${message}`,
+      });
+      expect(plan.status).toMatchObject({
+        phase: 'Running',
+        message: `job "py": step "main": NoAgent: ${message}`,
+      });
+      expect(plan.status.conditions?.[0]).toMatchObject({ status: 'Unknown', message: plan.status.message });
+      expect(plan.requeueAfter).toBeUndefined();
+    });
+
+    it('is marked once', () => {
+      const marked = { ...made(), status: { phase: 'Pending', reason: 'NoAgent', message } } as Run;
+      const plan = planWorkflowRun(observed(run, { runs: [marked], agentsServe: () => undefined }));
+      expect(plan.actions).toEqual([]);
+      expect(plan.status.jobs?.py?.message).toBe(`step "main": NoAgent: ${message}`);
+    });
+
+    it('is looked at again when the serving agent’s Lease would expire, and says nothing meanwhile', () => {
+      const until = NOW.getTime() + 10_000;
+      const plan = planWorkflowRun(observed(run, { runs: [made()], agentsServe: () => until }));
+      expect(plan.actions).toEqual([]);
+      expect(plan.status.jobs?.py?.message).toBeUndefined();
+      expect(plan.status.message).toBeUndefined();
+      expect(plan.requeueAfter).toBe(11_000);
+      // Once claimed, nothing waits.
+      const claimed = { ...made(), status: { phase: 'Running', assignedTo: 'a' } } as Run;
+      expect(
+        planWorkflowRun(observed(run, { runs: [claimed], agentsServe: () => until })).requeueAfter,
+      ).toBeUndefined();
+    });
+  });
+
   it('evaluates the run outputs from its own frozen annotations', () => {
     const run = wfr(
       { apply: inline('x', { outputs: { endpoint: '${{ steps.main.outputs.e }}' } }) },

@@ -19,6 +19,7 @@ import { OUTPUT_ANNOTATION_PREFIX } from '../limits.js';
 import { childWorkflowRunName, runName, snapshotName } from '../names.js';
 import { materialize, resolveInputs } from '../render/materialize.js';
 import { isScalar, withValueErrors } from '../validate/call.js';
+import { NO_AGENT, noAgentMessage } from '../runtime/agents.js';
 import { buildChild, buildRun } from './objects.js';
 import { succeededCondition } from './conditions.js';
 
@@ -37,6 +38,11 @@ export interface Observed {
    * deterministic name taken by another owner fails the job instead of being retried for ever.
    */
   takenByOther?: (kind: 'WorkflowRun' | 'Run', name: string) => boolean;
+  /**
+   * Until when (ms since the epoch) a live runtimed serves a runtime in this run's namespace, or
+   * undefined when none does. Without it, every runtime counts as served.
+   */
+  agentsServe?: (runtime: string) => number | undefined;
   now: Date;
 }
 
@@ -45,11 +51,18 @@ export type Action =
   | { type: 'createRun'; job: string; run: Run }
   | { type: 'createChild'; job: string; child: WorkflowRun }
   | { type: 'cancelRun'; name: string }
-  | { type: 'cancelChild'; name: string };
+  | { type: 'cancelChild'; name: string }
+  /** An unclaimed Run that no live agent can take says so: phase Pending, reason NoAgent. */
+  | { type: 'markNoAgent'; run: Run; message: string };
 
 export interface Plan {
   status: WorkflowRunStatus;
   actions: Action[];
+  /**
+   * Plan again after this many ms even if nothing changes: a Run waits for an agent whose Lease
+   * expires then, and nothing else would tell.
+   */
+  requeueAfter?: number;
 }
 
 const RUN_FAILED = new Set(['Failed', 'Timeout']);
@@ -80,6 +93,7 @@ export function planWorkflowRun(o: Observed): Plan {
   const childrenByName = new Map(o.children.map((c) => [c.metadata.name ?? '', c]));
   const statuses: Record<string, JobStatus> = {};
   const outputsOf = (j: string) => statuses[j]?.outputs ?? {};
+  const timers: number[] = [];
 
   for (const jobName of topologicalOrder(jobs)) {
     const job = jobs[jobName] as JobSpec;
@@ -93,7 +107,7 @@ export function planWorkflowRun(o: Observed): Plan {
     const st: JobStatus =
       job.uses !== undefined
         ? callJob(o, jobName, job, before, ctx, { blocked, ready, cancel, childrenByName, actions })
-        : inlineJob(o, jobName, job, before, ctx, { blocked, ready, cancel, runsByName, actions });
+        : inlineJob(o, jobName, job, before, ctx, { blocked, ready, cancel, runsByName, actions, timers });
     if (st.phase && st.phase !== 'Pending' && !st.startedAt) st.startedAt = before.startedAt ?? now;
     if (jobEnded(st.phase) && !st.finishedAt) st.finishedAt = before.finishedAt ?? now;
     statuses[jobName] = st;
@@ -127,10 +141,17 @@ export function planWorkflowRun(o: Observed): Plan {
     const failed = Object.entries(statuses).find(([, s]) => s.phase === 'Failed');
     message = failed ? `job "${failed[0]}" failed: ${failed[1].message ?? ''}`.replace(/: $/, '') : undefined;
   } else if (phase === 'Cancelled') message = 'cancelled on request';
+  else {
+    const waiting = Object.entries(statuses).find(([, s]) => s.phase === 'Running' && s.message);
+    if (waiting) message = `job "${waiting[0]}": ${waiting[1].message ?? ''}`;
+  }
   if (message) status.message = message;
   if (workflowRunEnded(status.phase)) status.finishedAt = previous.finishedAt ?? now;
   status.conditions = [succeededCondition(status, previous.conditions, run.metadata.generation, now)];
-  return { status: stripUndefined(status), actions };
+  const plan: Plan = { status: stripUndefined(status), actions };
+  if (timers.length > 0 && !workflowRunEnded(status.phase))
+    plan.requeueAfter = Math.max(0, Math.min(...timers));
+  return plan;
 }
 
 interface JobCtx {
@@ -146,7 +167,7 @@ function inlineJob(
   job: JobSpec,
   before: JobStatus,
   ctx: Contexts,
-  j: JobCtx & { runsByName: Map<string, Run> },
+  j: JobCtx & { runsByName: Map<string, Run>; timers: number[] },
 ): JobStatus {
   const wfr = o.run.metadata.name ?? '';
   const steps = job.steps ?? [];
@@ -244,7 +265,31 @@ function inlineJob(
       return { ...st, phase: 'Failed', message: `step "${s.step.name}": ${e.message}` };
     }
   }
-  return { ...st, phase: 'Running' };
+  const waiting = stepStatus.find((s) => s.run && s.phase === 'Pending');
+  const message = waiting?.run ? waitingForAgent(o, waiting.run, j) : undefined;
+  return {
+    ...st,
+    phase: 'Running',
+    ...(message ? { message: `step "${waiting?.step.name}": ${message}` } : {}),
+  };
+}
+
+/**
+ * An unclaimed Run that no live agent serves is marked so (once), and its job says why it waits.
+ * While an agent serves it, the plan is made again when that agent's Lease would expire.
+ */
+function waitingForAgent(o: Observed, run: Run, j: JobCtx & { timers: number[] }): string | undefined {
+  if (!o.agentsServe) return undefined;
+  const until = o.agentsServe(run.spec.runtime);
+  if (until !== undefined) {
+    j.timers.push(until - o.now.getTime() + 1000);
+    return undefined;
+  }
+  const message = noAgentMessage(run.spec.runtime, o.run.metadata.namespace ?? '');
+  const s = run.status;
+  if (!(s?.phase === 'Pending' && s.reason === NO_AGENT && s.message === message))
+    j.actions.push({ type: 'markNoAgent', run, message });
+  return `${NO_AGENT}: ${message}`;
 }
 
 function callJob(

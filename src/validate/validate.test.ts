@@ -455,3 +455,25 @@ describe('Runs', () => {
     expect(mayCreateRun(undefined)).toBe(false);
   });
 });
+
+describe('a runtime no live agent serves', () => {
+  const jobs = {
+    py: { 'runs-on': 'python', steps: [{ name: 's', run: 'x' }] },
+    sh: { 'runs-on': 'bash', steps: [{ name: 's', run: 'x' }] },
+    call: { uses: 'w' },
+  };
+  const serves = (r: string) => r === 'bash';
+  const warning =
+    'spec.jobs.py.runs-on: no runtimed serves runtime "python" in namespace "ns" now; its steps will wait until one does (krt agent list shows the agents)';
+
+  it('is a warning on a new WorkflowRun and on a Workflow, never a denial', () => {
+    const run = { ...wfr(jobs), metadata: { name: 'r', namespace: 'ns' } } as WorkflowRun;
+    const r = validateWorkflowRun(run, { serves });
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toContain(warning);
+    expect(validateWorkflowRun(run, { serves, old: run }).warnings).not.toContain(warning);
+    const w = { ...wf('w', { jobs }), metadata: { name: 'w', namespace: 'ns' } } as Workflow;
+    expect(validateWorkflow(w, { serves }).warnings).toContain(warning);
+    expect(validateWorkflow(w, {}).warnings).not.toContain(warning);
+  });
+});

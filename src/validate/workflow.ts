@@ -10,6 +10,7 @@ import {
   MAX_LABEL_VALUE_LENGTH,
   outputNameErrors,
 } from '../limits.js';
+import { unservedRuntimeWarnings, type ServesRuntime } from './runtimes.js';
 import { materializedSizeError, objectSizeError } from './size.js';
 import { checkExpressions } from './expressions.js';
 import { validateJobs } from './jobs.js';
@@ -20,6 +21,8 @@ import { structural } from './structural.js';
 export interface WorkflowContext {
   /** The namespace's other Workflows, for the call-graph check; omitted offline. */
   others?: ReadonlyMap<string, CallingWorkflow>;
+  /** Live agents in the Workflow's namespace (their Leases), for a warning; omitted offline. */
+  serves?: ServesRuntime;
 }
 
 export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): ValidationResult {
@@ -75,6 +78,8 @@ export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): Valid
     const child = materializedSizeError(wf);
     if (child) errors.push(child);
   }
+  if (ctx.serves && errors.length === 0)
+    warnings.push(...unservedRuntimeWarnings(spec.jobs, wf.metadata?.namespace ?? '', ctx.serves));
   if (ctx.others && errors.length === 0 && name) {
     const graph = validateWorkflowInGraph(name, wf as CallingWorkflow, ctx.others);
     if (graph.error) errors.push(fieldError(graphErrorField(name, spec.jobs, graph.path), graph.error));

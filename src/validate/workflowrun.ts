@@ -11,6 +11,7 @@ import {
   outputNameErrors,
 } from '../limits.js';
 import { callInputErrors } from './call.js';
+import { unservedRuntimeWarnings, type ServesRuntime } from './runtimes.js';
 import { objectSizeError } from './size.js';
 import { checkExpressions } from './expressions.js';
 import { validateJobs } from './jobs.js';
@@ -23,6 +24,8 @@ export interface WorkflowRunContext {
   old?: WorkflowRun;
   /** Workflows of the namespace (informer cache), for call jobs; omitted offline. */
   lookup?: (name: string) => Workflow | undefined;
+  /** Live agents in the run's namespace (their Leases), for a warning; omitted offline. */
+  serves?: ServesRuntime;
 }
 
 const NO_INPUTS = {
@@ -60,6 +63,8 @@ export function validateWorkflowRun(run: WorkflowRun, ctx: WorkflowRunContext = 
   warnings.push(...jobs.warnings);
   errors.push(...outputAnnotationErrors(run));
   if (ctx.lookup && jobs.errors.length === 0) checkCalls(run, ctx.lookup, errors, warnings);
+  if (ctx.serves && !ctx.old)
+    warnings.push(...unservedRuntimeWarnings(spec.jobs, run.metadata?.namespace ?? '', ctx.serves));
   return { errors, warnings };
 }
 

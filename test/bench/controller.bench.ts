@@ -3,7 +3,8 @@
 // (its own client counter) and controller RSS. Figures only, nothing asserted.
 // The Runs are completed by a stand-in executor in this process (watch, one status write per Run),
 // so the figure is the controller's alone; their runtime `bench-standin` is one runtimed does not
-// serve. runtimed has its own benchmark (runtimed.bench.ts).
+// serve, and the stand-in holds an agent Lease for it, as runtimed would, so the controller sees
+// an agent. runtimed has its own benchmark (runtimed.bench.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,6 +12,9 @@ import * as k8s from '@kubernetes/client-node';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
+import { microTime } from '../../src/kube/leader.js';
+import { rawJson } from '../../src/kube/raw.js';
+import { AGENT_LEASE_NAMESPACE, agentLease } from '../../src/runtime/agents.js';
 import { testCluster } from '../harness/cluster.js';
 import { stateDir } from '../harness/paths.js';
 
@@ -72,6 +76,22 @@ async function main() {
   };
   runs.on('add', complete);
   await runs.start();
+  const leases = `/apis/coordination.k8s.io/v1/namespaces/${AGENT_LEASE_NAMESPACE}/leases`;
+  const lease = agentLease(
+    {
+      identity: `bench-standin-${c.namespace}`,
+      runtimes: ['bench-standin'],
+      namespaces: [c.namespace],
+      durationSeconds: 3600,
+    },
+    new Date(),
+  );
+  await rawJson(kc, 'POST', leases, {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    ...lease,
+    spec: { ...lease.spec, renewTime: microTime(new Date()) },
+  });
   // Completion is observed with a watch, not by polling, so the client does not load the API server.
   const waiting = new Map<string, () => void>();
   const wfrs = new ResilientInformer<WorkflowRun>(kc, {
@@ -129,6 +149,7 @@ async function main() {
   );
   runs.stop();
   wfrs.stop();
+  await rawJson(kc, 'DELETE', `${leases}/${lease.metadata.name}`).catch(() => undefined);
   await c.cleanup();
 }
 

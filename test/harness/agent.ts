@@ -22,6 +22,8 @@ export interface AgentFlags {
   staleSeconds?: number;
   heartbeatSeconds?: number;
   shutdownSeconds?: number;
+  /** How long its presence Lease counts when not renewed. */
+  leaseSeconds?: number;
 }
 
 export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
@@ -54,6 +56,8 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
       '1',
       '--shutdown-seconds',
       String(f.shutdownSeconds ?? 5),
+      '--lease-seconds',
+      String(f.leaseSeconds ?? 15),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KRT_COMPONENT: `runtimed-${f.identity}` } },
   );

@@ -37,6 +37,7 @@ describe('service accounts of config/rbac', () => {
     ['controller', 'create', 'controllerrevisions.apps', 'yes'],
     ['controller', 'create', 'events', 'yes'],
     ['controller', 'patch', 'runs.kruntimes.io/status', 'no'],
+    ['controller', 'update', 'runs.kruntimes.io/status', 'yes'],
     ['controller', 'delete', 'workflowruns.kruntimes.io', 'no'],
     ['controller', 'update', 'workflows.kruntimes.io', 'no'],
     ['controller', 'update', 'workflows.kruntimes.io/status', 'yes'],
@@ -49,6 +50,15 @@ describe('service accounts of config/rbac', () => {
   it('the controller may hold its Lease in kruntimes-system only', () => {
     expect(can('controller', 'update', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('yes');
     expect(can('controller', 'update', 'leases.coordination.k8s.io', 'default')).toBe('no');
+  });
+
+  it('runtimed holds its presence Lease in kruntimes-system; the webhook and controller read them', () => {
+    for (const verb of ['create', 'update', 'delete'])
+      expect(can('runtimed', verb, 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('yes');
+    expect(can('runtimed', 'create', 'leases.coordination.k8s.io', 'default')).toBe('no');
+    expect(can('webhook', 'watch', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('yes');
+    expect(can('webhook', 'update', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('no');
+    expect(can('controller', 'watch', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('yes');
   });
 
   it('config/default renders the three Deployments, each with its own service account', () => {

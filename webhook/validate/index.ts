@@ -19,6 +19,8 @@ import { isObject } from '../../src/validate/result.js';
 
 export interface ValidateDeps {
   workflows?: WorkflowIndex;
+  /** Whether a live runtimed serves a runtime in a namespace; omitted until the Leases are read. */
+  serves?: (runtime: string, namespace: string) => boolean;
   runCreators?: RunCreators;
 }
 
@@ -33,15 +35,19 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
     return deny(uid, 400, 'BadRequest', 'request.object is missing or has no metadata');
   const name = String(req.object.metadata.name ?? req.name ?? '');
   const old = isObject(req.oldObject) && operation === 'UPDATE' ? req.oldObject : undefined;
+  const servesIn = (ns: string) => {
+    const serves = deps.serves;
+    return serves ? (runtime: string) => serves(runtime, ns) : undefined;
+  };
 
   let result: ValidationResult;
   switch (kind.kind) {
     case 'Workflow': {
       const index = deps.workflows;
-      result = validateWorkflow(
-        req.object as unknown as Workflow,
-        index ? { others: index.inNamespace(namespace) } : {},
-      );
+      result = validateWorkflow(req.object as unknown as Workflow, {
+        ...(index ? { others: index.inNamespace(namespace) } : {}),
+        serves: servesIn(namespace),
+      });
       break;
     }
     case 'WorkflowRun': {
@@ -49,6 +55,7 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
       result = validateWorkflowRun(req.object as unknown as WorkflowRun, {
         old: old as unknown as WorkflowRun | undefined,
         lookup: index ? (n) => index.get(namespace, n) : undefined,
+        serves: servesIn(namespace),
       });
       break;
     }
