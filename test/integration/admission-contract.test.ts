@@ -35,7 +35,7 @@ beforeAll(async () => {
   await eventually(
     async () =>
       /not declared/.test(
-        (await rejection(createRun('probe', { go: { uses: 'deploy', with: { nope: 1 } } }))).message,
+        (await rejection(createRun('probe', { go: { uses: 'deploy', with: { nope: 'x' } } }))).message,
       ),
     10_000,
     "the webhook's cache to hold Workflow deploy",
