@@ -1,5 +1,12 @@
 # kruntimes-ts: `make demo` and `make test` do all setup on a fresh machine.
 SHELL := /bin/bash
+# Every target runs on the pinned Node.js of .node-version, fetched once into the cache outside the
+# repository (tools/fetch-node.sh); the machine's own Node.js only runs npm's first fetch.
+NODE_BIN := $(shell tools/fetch-node.sh)
+ifeq ($(NODE_BIN),)
+$(error could not fetch the pinned Node.js (see the message above))
+endif
+export PATH := $(NODE_BIN):$(PATH)
 export NODE_OPTIONS := --experimental-vm-modules
 JEST := node_modules/.bin/jest
 
@@ -7,7 +14,8 @@ JEST := node_modules/.bin/jest
 
 install: node_modules/.installed
 
-node_modules/.installed: package.json package-lock.json
+node_modules/.installed: package.json package-lock.json .node-version
+	@echo "node $$(node --version), npm $$(npm --version)"
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 

@@ -5,7 +5,7 @@ import http from 'node:http';
 import * as k8s from '@kubernetes/client-node';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Run, Workflow, WorkflowRun } from '../src/api/types.js';
-import { statusCode, statusMessage } from '../src/kube/client.js';
+import { apiClient, statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
 import { LeaderElector, type LeaderOptions } from '../src/kube/leader.js';
 import { WorkQueue } from '../src/kube/queue.js';
@@ -184,9 +184,9 @@ export class Manager {
     this.running = true;
     const deps = {
       caches: this.caches,
-      custom: this.kc.makeApiClient(k8s.CustomObjectsApi),
-      apps: this.kc.makeApiClient(k8s.AppsV1Api),
-      events: eventRecorder(this.kc.makeApiClient(k8s.CoreV1Api), 'kruntimes-controller', this.writes),
+      custom: apiClient(this.kc, k8s.CustomObjectsApi),
+      apps: apiClient(this.kc, k8s.AppsV1Api),
+      events: eventRecorder(apiClient(this.kc, k8s.CoreV1Api), 'kruntimes-controller', this.writes),
       writes: this.writes,
       agents: this,
     };

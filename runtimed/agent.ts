@@ -6,7 +6,7 @@ import * as k8s from '@kubernetes/client-node';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Run, RunStatus } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
-import { statusCode, statusMessage } from '../src/kube/client.js';
+import { apiClient, statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { claimStatus, endStatus, isClaimable, isStale, requeueStatus } from '../src/runtime/lifecycle.js';
@@ -66,7 +66,7 @@ export class Agent {
     private readonly opts: AgentOptions,
     private readonly logs: LogStore,
   ) {
-    this.api = kc.makeApiClient(k8s.CustomObjectsApi);
+    this.api = apiClient(kc, k8s.CustomObjectsApi);
     this.peers = new PeerSet(opts.identity, Math.max(30_000, opts.staleMs));
     const paths = opts.namespaces.length
       ? opts.namespaces.map((ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/runs`)

@@ -3,6 +3,7 @@
 // question `kubectl auth can-i get runs/log` asks.
 import * as k8s from '@kubernetes/client-node';
 import { GROUP } from '../src/api/crds.js';
+import { apiClient } from '../src/kube/client.js';
 
 export type Decision =
   { allowed: true; user: string } | { allowed: false; status: 401 | 403; message: string };
@@ -12,8 +13,8 @@ export class LogAuthorizer {
   private readonly authz: k8s.AuthorizationV1Api;
 
   constructor(kc: k8s.KubeConfig) {
-    this.authn = kc.makeApiClient(k8s.AuthenticationV1Api);
-    this.authz = kc.makeApiClient(k8s.AuthorizationV1Api);
+    this.authn = apiClient(kc, k8s.AuthenticationV1Api);
+    this.authz = apiClient(kc, k8s.AuthorizationV1Api);
   }
 
   async check(authorization: string | undefined, namespace: string, name: string): Promise<Decision> {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
-import { crd, loadKubeConfig, statusCode } from '../src/kube/client.js';
+import { apiClient, crd, loadKubeConfig, statusCode } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
 import { AGENT_LEASE_NAMESPACE } from '../src/runtime/agents.js';
 import { Agent } from './agent.js';
@@ -75,7 +75,7 @@ const agent = new Agent(
   logs,
 );
 
-const api = kc.makeApiClient(k8s.CustomObjectsApi);
+const api = apiClient(kc, k8s.CustomObjectsApi);
 const authorizer = new LogAuthorizer(kc);
 const app = createApp({
   dataDir,

@@ -1,6 +1,7 @@
 // `krt agent list`: the runtimed agents and what they serve, from the Leases they hold.
 import type { Command } from 'commander';
 import { CoordinationV1Api } from '@kubernetes/client-node';
+import { apiClient } from '../../src/kube/client.js';
 import { LABEL_AGENT } from '../../src/labels.js';
 import {
   AGENT_LEASE_NAMESPACE,
@@ -41,9 +42,10 @@ export function agentCommands(
     .addOption(outputOption())
     .action(async (opts: { output: Format; agentNamespace: string }) => {
       const c = connect(globals());
-      const list = await c.clients.kc
-        .makeApiClient(CoordinationV1Api)
-        .listNamespacedLease({ namespace: opts.agentNamespace, labelSelector: LABEL_AGENT });
+      const list = await apiClient(c.clients.kc, CoordinationV1Api).listNamespacedLease({
+        namespace: opts.agentNamespace,
+        labelSelector: LABEL_AGENT,
+      });
       const items = list.items as LeaseLike[];
       if (printStructured(opts.output, { apiVersion: 'v1', kind: 'List', items })) return;
       const rows = items.flatMap((l) => {

@@ -13,6 +13,28 @@ export class HttpError extends Error {
   }
 }
 
+const agents = new WeakMap<k8s.KubeConfig, https.Agent>();
+
+/** One keep-alive agent per KubeConfig, with its TLS options (client-node's own agent closes each connection). */
+function keepAlive(kc: k8s.KubeConfig, tls: https.RequestOptions): https.Agent {
+  let agent = agents.get(kc);
+  if (!agent) {
+    const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = tls;
+    agent = new https.Agent({
+      ca,
+      cert,
+      key,
+      pfx,
+      passphrase,
+      rejectUnauthorized,
+      servername,
+      keepAlive: true,
+    });
+    agents.set(kc, agent);
+  }
+  return agent;
+}
+
 export async function rawJson(
   kc: k8s.KubeConfig,
   method: string,
@@ -23,6 +45,7 @@ export async function rawJson(
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const opts: https.RequestOptions = { method, timeout: 30_000, headers: { accept: 'application/json' } };
   await kc.applyToHTTPSOptions(opts);
+  if (!cluster.proxyUrl) opts.agent = keepAlive(kc, opts);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload) opts.headers = { ...opts.headers, 'content-type': 'application/json' };
   return new Promise((resolve, reject) => {
