@@ -2,6 +2,7 @@
 // runtimed's log endpoint behind the API server's authentication and authorization.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
@@ -205,9 +206,16 @@ describe('clear one-line errors', () => {
     expect(none.stderr).toBe('krt: no kubeconfig: set KUBECONFIG or pass --kubeconfig\n');
     expect(none.status).toBe(2);
     const file = join(mkdtempSync(join(tmpdir(), 'krt-kc-')), 'kubeconfig');
+    // A loopback port that was free a moment ago: nothing listens there.
+    const closed = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(port));
+      });
+    });
     writeFileSync(
       file,
-      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n',
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:${closed}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n`,
     );
     const down = await krtAs(c, { kubeconfig: file }, 'wfr', 'list');
     expect(down.status).toBe(1);
