@@ -34,7 +34,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   /** label key -> label value -> object keys */
   private readonly byLabel = new Map<string, Map<string, Set<string>>>();
   private resourceVersion = '';
-  private running = false;
+  private active = false;
   private abort: AbortController | undefined;
   private lastProgress = 0;
   private failures = 0;
@@ -57,6 +57,25 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
       ...opts,
     };
     for (const label of opts.indexLabels ?? []) this.byLabel.set(label, new Map());
+  }
+
+  /** Indexes one more label (informers are shared, and another user may need it), over what is cached too. */
+  addIndex(label: string): void {
+    if (this.byLabel.has(label)) return;
+    this.byLabel.set(label, new Map());
+    for (const [key, obj] of this.items) {
+      const v = obj.metadata?.labels?.[label];
+      if (v === undefined) continue;
+      const values = this.byLabel.get(label) as Map<string, Set<string>>;
+      let keys = values.get(v);
+      if (!keys) values.set(v, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  /** Whether a list or watch loop is running (false once stopped: no open watch). */
+  get running(): boolean {
+    return this.active;
   }
 
   /** Objects whose label `label` (an indexed one) has `value`. */
@@ -110,7 +129,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
 
   /** Starts listing and watching; resolves after the first successful list. */
   async start(): Promise<void> {
-    this.running = true;
+    this.active = true;
     const firstSync = new Promise<void>((resolve) => this.once('synced', resolve));
     void this.loop();
     this.resyncTimer = setInterval(() => this.abort?.abort(), this.opts.resyncMs);
@@ -119,7 +138,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   }
 
   stop(): void {
-    this.running = false;
+    this.active = false;
     if (this.resyncTimer) clearInterval(this.resyncTimer);
     this.abort?.abort();
   }
@@ -127,7 +146,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   private async loop(): Promise<void> {
     let needList = true;
     let sinceList = Date.now();
-    while (this.running) {
+    while (this.active) {
       try {
         if (needList || Date.now() - sinceList >= this.opts.resyncMs) {
           await this.relist();
@@ -138,7 +157,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
         if (gone) needList = true;
         this.failures = 0;
       } catch (e) {
-        if (!this.running) break;
+        if (!this.active) break;
         this.failures++;
         const base = Math.min(
           this.opts.maxBackoffMs,
@@ -203,7 +222,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
           },
           (err: unknown) => {
             this.lastProgress = Date.now();
-            if (err && !gone && !(err instanceof Error && err.name === 'AbortError') && this.running)
+            if (err && !gone && !(err instanceof Error && err.name === 'AbortError') && this.active)
               reject(err);
             else resolve(gone);
           },

@@ -1,0 +1,178 @@
+import { EventEmitter } from 'node:events';
+import { jest } from '@jest/globals';
+import { ApiException } from '@kubernetes/client-node';
+import type { KubeObject } from '../informer.js';
+import {
+  Controller,
+  defineController,
+  ownerKeys,
+  TerminalError,
+  type Result,
+  type Source,
+} from './controller.js';
+
+/** An informer's events and cache, without an API server. */
+class StubSource<T extends KubeObject> extends EventEmitter implements Source<T> {
+  items: T[] = [];
+  list(): T[] {
+    return this.items;
+  }
+  add(o: T) {
+    this.items.push(o);
+    this.emit('add', o);
+  }
+}
+const obj = (name: string, owner?: { kind: string; name: string; controller?: boolean }) => ({
+  metadata: {
+    name,
+    namespace: 'ns',
+    ...(owner ? { ownerReferences: [{ controller: true, ...owner }] } : {}),
+  },
+});
+
+/** Lets queued promise callbacks run, with fake timers. */
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+describe('the controller runtime', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('maps its own objects, owned objects and watched objects to keys', async () => {
+    const own = new StubSource<KubeObject>();
+    const children = new StubSource<KubeObject>();
+    const other = new StubSource<KubeObject>();
+    const seen: string[] = [];
+    const c = new Controller(
+      defineController({
+        name: 't',
+        for: own,
+        owns: [{ source: children, kind: 'Parent' }],
+        watches: [{ source: other, map: (o) => [`ns/for-${o.metadata?.name}`] }],
+        reconcile: async (key) => void seen.push(key),
+        workers: 1,
+      }),
+    );
+    c.watch();
+    own.add(obj('a'));
+    c.start();
+    children.add(obj('child', { kind: 'Parent', name: 'p' }));
+    children.add(obj('stray', { kind: 'Other', name: 'x' }));
+    children.add(obj('not-controller', { kind: 'Parent', name: 'q', controller: false }));
+    other.add(obj('z'));
+    await settle();
+    expect(seen).toEqual(['ns/a', 'ns/p', 'ns/for-z']);
+    expect(ownerKeys(obj('c', { kind: 'Parent', name: 'p' }), 'Parent')).toEqual(['ns/p']);
+    await c.stop();
+  });
+
+  it('runs a key again after requeueAfter, and an earlier timed requeue is not pushed back by a later one', async () => {
+    const source = new StubSource<KubeObject>();
+    const runs: number[] = [];
+    const answers: (Result | void)[] = [{ requeueAfter: 2000 }, { requeueAfter: 10_000 }, undefined];
+    const c = new Controller(
+      defineController({
+        name: 'timer',
+        for: source,
+        reconcile: async () => {
+          runs.push(Date.now());
+          return answers.shift();
+        },
+        workers: 1,
+      }),
+    );
+    const t0 = Date.now();
+    source.items.push(obj('a'));
+    c.watch();
+    c.start();
+    await settle();
+    expect(runs.map((t) => t - t0)).toEqual([0]);
+    jest.advanceTimersByTime(1999);
+    await settle();
+    expect(runs).toHaveLength(1);
+    jest.advanceTimersByTime(1);
+    await settle();
+    expect(runs.map((t) => t - t0)).toEqual([0, 2000]);
+    // The second run asked for 10 s; a change meanwhile asks sooner, and a later ask does not delay it.
+    c.queue.addAfter('ns/a', 3000);
+    c.queue.addAfter('ns/a', 9000);
+    jest.advanceTimersByTime(3000);
+    await settle();
+    expect(runs.map((t) => t - t0)).toEqual([0, 2000, 5000]);
+    await c.stop();
+  });
+
+  it('retries errors with growing backoff, retries a conflict soon, and never retries a TerminalError', async () => {
+    const source = new StubSource<KubeObject>();
+    const runs: string[] = [];
+    const failures: Record<string, unknown[]> = {
+      'ns/flaky': [new Error('boom'), new Error('boom')],
+      'ns/conflict': [new ApiException(409, 'conflict', '{}', {})],
+      'ns/broken': [new TerminalError('cannot ever work')],
+    };
+    const c = new Controller(
+      defineController({
+        name: 'errors',
+        for: source,
+        reconcile: async (key) => {
+          runs.push(`${key}@${Date.now() - t0}`);
+          const e = failures[key]?.shift();
+          if (e) throw e;
+        },
+        workers: 1,
+      }),
+    );
+    const t0 = Date.now();
+    source.items.push(obj('flaky'), obj('conflict'), obj('broken'));
+    c.watch();
+    c.start();
+    await settle();
+    for (let i = 0; i < 100; i++) {
+      jest.advanceTimersByTime(10);
+      await settle();
+    }
+    expect(runs).toEqual([
+      'ns/flaky@0',
+      'ns/conflict@0',
+      'ns/broken@0',
+      'ns/flaky@50',
+      'ns/flaky@150',
+      'ns/conflict@200',
+    ]);
+    await c.stop();
+  });
+
+  it('never reconciles one key in two workers at once', async () => {
+    const source = new StubSource<KubeObject>();
+    let inFlight = 0;
+    let most = 0;
+    let release: () => void = () => undefined;
+    const c = new Controller(
+      defineController({
+        name: 'serial',
+        for: source,
+        reconcile: async () => {
+          most = Math.max(most, ++inFlight);
+          await new Promise<void>((r) => (release = r));
+          inFlight--;
+        },
+        workers: 4,
+      }),
+    );
+    c.watch();
+    c.start();
+    source.add(obj('a'));
+    await settle();
+    source.emit('update', obj('a'), obj('a'));
+    source.emit('update', obj('a'), obj('a'));
+    await settle();
+    expect(inFlight).toBe(1);
+    release();
+    await settle();
+    release();
+    await settle();
+    expect(most).toBe(1);
+    await c.stop();
+  });
+});

@@ -1,0 +1,174 @@
+// A typed controller in the spirit of controller-runtime's builder: what it reconciles (`for`),
+// the objects it owns (their controller owner reference names the key), other watches mapped to
+// keys, and a reconcile that may ask to run again later (`Result.requeueAfter`). One work queue per
+// controller: a key is never reconciled by two workers at once; errors retry with per-key backoff;
+// a TerminalError is logged and not retried.
+//
+// Requeues and backoff live in memory and survive neither a restart nor a leader change, by design:
+// timers that matter (a retryAfter, a periodic reconciliation) live in the objects' status, and a
+// fresh process reconciles every object once when it starts.
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import { statusCode, statusMessage } from '../client.js';
+import { WorkQueue } from '../queue.js';
+import { isNamespaceTerminating } from '../retry.js';
+import { log } from '../../telemetry/log.js';
+import type { KubeObject } from '../informer.js';
+
+export interface Result {
+  /** Reconcile this key again after this many ms, even if nothing changes. */
+  requeueAfter?: number;
+}
+
+/** A failure that retrying cannot fix: logged, counted, not retried. */
+export class TerminalError extends Error {}
+
+type Handler<T> = (...args: T[]) => void;
+
+/** What a controller watches: an informer's events and its cache (ResilientInformer fits). */
+export interface Source<T extends KubeObject = KubeObject> {
+  on(event: 'add' | 'delete', h: (o: T) => void): unknown;
+  on(event: 'update', h: (old: T, o: T) => void): unknown;
+  off(event: 'add' | 'update' | 'delete', h: Handler<T>): unknown;
+  list(): T[];
+}
+
+export interface OwnerReferenced extends KubeObject {
+  metadata?: KubeObject['metadata'] & {
+    ownerReferences?: { kind?: string; name?: string; controller?: boolean }[];
+  };
+}
+
+export interface ControllerSpec<T extends KubeObject = KubeObject> {
+  name: string;
+  /** The kind reconciled: each object's key is `namespace/name`. */
+  for: Source<T>;
+  /** Objects whose controller owner reference of this kind names the key (`Owns`). */
+  owns?: { source: Source<OwnerReferenced>; kind: string }[];
+  /** Other objects, mapped to the keys they concern (`Watches`). */
+  watches?: { source: Source; map: (o: KubeObject) => string[] }[];
+  reconcile: (key: string) => Promise<Result | void>;
+  workers?: number;
+}
+
+export function defineController<T extends KubeObject>(spec: ControllerSpec<T>): ControllerSpec<T> {
+  return spec;
+}
+
+export const keyOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+/** Keys of the owners an object names as its controller, of one kind. */
+export function ownerKeys(o: OwnerReferenced, kind: string): string[] {
+  return (o.metadata?.ownerReferences ?? [])
+    .filter((r) => r.controller && r.kind === kind && r.name)
+    .map((r) => `${o.metadata?.namespace ?? ''}/${r.name}`);
+}
+
+export interface ControllerMetrics {
+  reconciles: Counter<'controller' | 'result'>;
+  latency: Histogram<'controller'>;
+  retries: Counter<'controller'>;
+  depth: Gauge<'controller'>;
+}
+
+export class Controller<T extends KubeObject = KubeObject> {
+  readonly queue = new WorkQueue();
+  private readonly unhook: (() => void)[] = [];
+  private workers: Promise<void>[] = [];
+  private running = false;
+
+  constructor(
+    readonly spec: ControllerSpec<T>,
+    private readonly metrics?: ControllerMetrics,
+  ) {}
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  /** Hooks the event handlers (events queue keys from now on, even before workers run). */
+  watch(): void {
+    const hook = <O extends KubeObject>(source: Source<O>, keys: (o: O) => string[]) => {
+      const each: Handler<O> = (o) => keys(o).forEach((k) => this.queue.add(k));
+      const update = (_old: O, o: O) => each(o);
+      source.on('add', each);
+      source.on('update', update);
+      source.on('delete', each);
+      this.unhook.push(() => {
+        source.off('add', each);
+        source.off('update', update as Handler<O>);
+        source.off('delete', each);
+      });
+    };
+    hook(this.spec.for, (o) => [keyOf(o)]);
+    for (const { source, kind } of this.spec.owns ?? []) hook(source, (o) => ownerKeys(o, kind));
+    for (const { source, map } of this.spec.watches ?? []) hook(source, map);
+  }
+
+  /** Starts the workers, after queueing every object of `for` once. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const o of this.spec.for.list()) this.queue.add(keyOf(o));
+    for (let i = 0; i < (this.spec.workers ?? 4); i++) this.workers.push(this.work());
+  }
+
+  /** Unhooks the handlers, stops taking keys and waits for reconciles in flight. */
+  async stop(): Promise<void> {
+    this.unhook.splice(0).forEach((u) => u());
+    this.running = false;
+    this.queue.shutdown();
+    await Promise.all(this.workers);
+    this.workers = [];
+  }
+
+  private async work(): Promise<void> {
+    const controller = this.name;
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      this.metrics?.depth.set({ controller }, this.queue.depth);
+      const end = this.metrics?.latency.startTimer({ controller });
+      try {
+        const result = await this.spec.reconcile(key);
+        this.queue.forget(key);
+        if (result?.requeueAfter !== undefined) this.queue.addAfter(key, result.requeueAfter);
+        this.metrics?.reconciles.inc({
+          controller,
+          result: result?.requeueAfter !== undefined ? 'requeue' : 'ok',
+        });
+      } catch (e) {
+        this.failed(key, e);
+      } finally {
+        end?.();
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private failed(key: string, e: unknown): void {
+    const controller = this.name;
+    if (e instanceof TerminalError) {
+      this.metrics?.reconciles.inc({ controller, result: 'terminal' });
+      log.error({ controller, key, err: e.message }, 'reconcile failed for good; not retrying');
+      this.queue.forget(key);
+      return;
+    }
+    if (isNamespaceTerminating(e)) {
+      // The namespace is going away with everything in it: nothing to create any more.
+      log.debug({ controller, key }, 'namespace is terminating; not retrying');
+      this.queue.forget(key);
+      return;
+    }
+    this.metrics?.retries.inc({ controller });
+    if (statusCode(e) === 409) {
+      // The cache was behind the API server: the write's own watch event requeues the key; the
+      // short retry is a fallback, and a conflict does not grow the backoff.
+      this.metrics?.reconciles.inc({ controller, result: 'conflict' });
+      this.queue.addAfter(key, 200);
+      return;
+    }
+    this.metrics?.reconciles.inc({ controller, result: 'error' });
+    log.warn({ controller, key, err: statusMessage(e) }, 'reconcile failed; retrying');
+    this.queue.addRateLimited(key);
+  }
+}
