@@ -8,9 +8,6 @@ import { deepEqual } from '../src/validate/equal.js';
 import type { EventRecorder } from './events.js';
 import { withoutTimes, type Caches } from './workflowrun.js';
 
-/** Queue keys of Workflows carry this prefix; WorkflowRun keys are plain namespace/name. */
-export const WORKFLOW_KEY = 'Workflow:';
-
 export async function reconcileWorkflow(
   key: string,
   deps: {
@@ -20,7 +17,7 @@ export async function reconcileWorkflow(
     writes?: { inc(labels: { verb: string; resource: string }): void };
   },
 ): Promise<void> {
-  const [namespace, name] = key.slice(WORKFLOW_KEY.length).split('/') as [string, string];
+  const [namespace, name] = key.split('/') as [string, string];
   const wf = deps.caches.workflows.get(namespace, name);
   if (!wf || wf.metadata.deletionTimestamp) return;
   const status = workflowStatus(wf, (n) => deps.caches.workflows.get(namespace, n), new Date().toISOString());

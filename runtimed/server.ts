@@ -1,5 +1,6 @@
 // runtimed's HTTP(S) endpoint: health, metrics, and the full log of a Run for callers the API
 // server authenticates and authorizes.
+import { opsMiddleware } from '../src/telemetry/ops.js';
 import express from 'express';
 import type { Run } from '../src/api/types.js';
 import { runLogFile } from '../src/runtime/logpaths.js';
@@ -21,18 +22,7 @@ export interface ServerDeps {
 export function createApp(d: ServerDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.get('/healthz', (_q, res) => void res.type('text/plain').send('ok'));
-  app.get('/readyz', (_q, res) => {
-    const ok = d.ready();
-    res
-      .status(ok ? 200 : 503)
-      .type('text/plain')
-      .send(ok ? 'ok' : 'not ready: the Run cache has not synced');
-  });
-  app.get(
-    '/metrics',
-    async (_q, res) => void res.type(d.registry.contentType).send(await d.registry.metrics()),
-  );
+  app.use(opsMiddleware({ registry: d.registry, ready: d.ready, notReady: 'the Run cache has not synced' }));
   app.get('/namespaces/:namespace/runs/:name/log', async (req, res) => {
     const { namespace, name } = req.params;
     try {

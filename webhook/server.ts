@@ -3,6 +3,7 @@
 // not JSON), never a 5xx.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { log } from '../src/telemetry/log.js';
+import { opsMiddleware } from '../src/telemetry/ops.js';
 import { latency, registry, requests } from './metrics.js';
 import { mutateRequest } from './mutate/index.js';
 import { decodeReview, deny, type AdmissionRequest, type AdmissionReview } from './review.js';
@@ -18,17 +19,7 @@ export interface AppDeps extends ValidateDeps {
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.get('/healthz', (_req, res) => void res.type('text/plain').send('ok'));
-  app.get('/readyz', (_req, res) => {
-    const ok = deps.ready();
-    res
-      .status(ok ? 200 : 503)
-      .type('text/plain')
-      .send(ok ? 'ok' : 'not ready: the Workflow cache has not synced');
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
-  });
+  app.use(opsMiddleware({ registry, ready: deps.ready, notReady: 'the Workflow cache has not synced' }));
 
   // strict: false so a JSON scalar still gets an AdmissionReview denial rather than a parse error.
   const json = express.json({ limit: BODY_LIMIT, strict: false, type: () => true });

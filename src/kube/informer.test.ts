@@ -1,5 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
-import { ResilientInformer, type KubeObject } from './informer.js';
+import { jest } from '@jest/globals';
+import { ResilientInformer, type KubeObject, type ListWatch } from './informer.js';
 
 type Obj = KubeObject & {
   metadata: { name: string; namespace: string; resourceVersion: string; labels?: Record<string, string> };
@@ -46,5 +47,129 @@ describe('ResilientInformer cache', () => {
     expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('1');
     expect(inf.list('ns')).toHaveLength(2);
     expect(events).toEqual(['add a', 'add b', 'add c', 'update b', 'delete c']);
+  });
+});
+
+/** A list and watch that answer as the test says, and record what was asked. */
+function stub() {
+  const calls: string[] = [];
+  let listAnswers: (() => Promise<{ items: Obj[]; metadata: { resourceVersion: string } }>)[] = [];
+  let watchFn: Parameters<ListWatch<Obj>['watch']>[2] = () => undefined;
+  let doneFn: (err: unknown) => void = () => undefined;
+  const lw: ListWatch<Obj> = {
+    list: async () => {
+      calls.push(`list@${Date.now()}`);
+      const next = listAnswers.shift();
+      if (!next) throw new Error('no list answer');
+      return next();
+    },
+    watch: async (_path, params, onEvent, onDone) => {
+      calls.push(`watch rv=${String(params.resourceVersion)}`);
+      watchFn = onEvent;
+      doneFn = onDone;
+      return { abort: () => onDone(Object.assign(new Error('aborted'), { name: 'AbortError' })) };
+    },
+  };
+  return {
+    lw,
+    calls,
+    answer: (...a: typeof listAnswers) => (listAnswers = [...listAnswers, ...a]),
+    event: (phase: string, o: Obj & { code?: number }) => watchFn(phase, o),
+    end: (err?: unknown) => doneFn(err),
+  };
+}
+const listed =
+  (rv: string, ...items: Obj[]) =>
+  async () => ({ items, metadata: { resourceVersion: rv } });
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+describe('ResilientInformer list and watch', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+  const make = (s: ReturnType<typeof stub>) =>
+    new ResilientInformer<Obj>(new k8s.KubeConfig(), {
+      path: '/x',
+      listWatch: s.lw as ListWatch<never>,
+      minBackoffMs: 100,
+      maxBackoffMs: 1000,
+      watchTimeoutSeconds: 60,
+    });
+
+  it('relists on 410 Gone, dropping what the new list no longer holds', async () => {
+    const s = stub();
+    s.answer(listed('10', obj('a', '1'), obj('b', '2')), listed('20', obj('b', '3')));
+    const inf = make(s);
+    const deleted: string[] = [];
+    inf.on('delete', (o) => deleted.push(o.metadata.name));
+    await inf.start();
+    await settle();
+    s.event('ERROR', { ...obj('x', '0'), code: 410 });
+    await settle();
+    expect(s.calls.filter((c) => c.startsWith('list'))).toHaveLength(2);
+    expect(s.calls).toContain('watch rv=20');
+    expect(inf.list().map((o) => o.metadata.resourceVersion)).toEqual(['3']);
+    expect(deleted).toEqual(['a']);
+    inf.stop();
+  });
+
+  it('continues a watch that ends cleanly from the last resourceVersion it saw, without a list', async () => {
+    const s = stub();
+    s.answer(listed('10'));
+    const inf = make(s);
+    await inf.start();
+    await settle();
+    s.event('ADDED', obj('a', '11'));
+    s.end();
+    await settle();
+    expect(s.calls.map((c) => c.replace(/@\d+/, ''))).toEqual(['list', 'watch rv=10', 'watch rv=11']);
+    inf.stop();
+  });
+
+  it('backs off with growing, jittered pauses after failures, and lists again after several', async () => {
+    const s = stub();
+    const fail = async () => {
+      throw new Error('connection refused');
+    };
+    s.answer(fail, fail, fail, fail, listed('5', obj('a', '1')));
+    const inf = make(s);
+    const started = inf.start();
+    for (let i = 0; i < 60; i++) {
+      jest.advanceTimersByTime(50);
+      await settle();
+    }
+    await started;
+    const times = s.calls.filter((c) => c.startsWith('list')).map((c) => Number(c.split('@')[1]));
+    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    expect(gaps).toHaveLength(4);
+    // base 100 ms doubling per failure up to 1 s, each pause between half and all of its base.
+    [200, 400, 800, 1000].forEach((base, i) => {
+      expect(gaps[i]).toBeGreaterThanOrEqual(base / 2 - 50);
+      expect(gaps[i]).toBeLessThanOrEqual(base + 50);
+    });
+    expect(inf.hasSynced()).toBe(true);
+    inf.stop();
+  });
+
+  it('reports a watch that stalls (no event, no end) as unhealthy, and a periodic resync ends it', async () => {
+    const s = stub();
+    s.answer(listed('10'), listed('10'));
+    const inf = new ResilientInformer<Obj>(new k8s.KubeConfig(), {
+      path: '/x',
+      listWatch: s.lw as ListWatch<never>,
+      watchTimeoutSeconds: 60,
+      resyncMs: 5 * 60_000,
+    });
+    await inf.start();
+    await settle();
+    expect(inf.healthy()).toBe(true);
+    expect(inf.healthy(Date.now() + 121_000)).toBe(false);
+    jest.advanceTimersByTime(5 * 60_000);
+    await settle();
+    expect(s.calls.filter((c) => c.startsWith('list'))).toHaveLength(2);
+    expect(inf.healthy()).toBe(true);
+    inf.stop();
+    expect(inf.watchOpen).toBe(false);
   });
 });

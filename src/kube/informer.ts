@@ -24,9 +24,38 @@ export interface InformerOptions {
   labelSelector?: string;
   /** Label keys to index, so owners find their objects without scanning a namespace. */
   indexLabels?: string[];
+  /** How to list and watch; the API server of the KubeConfig unless given. */
+  listWatch?: ListWatch<never>;
 }
 
 type Events<T> = { add: [T]; update: [T, T]; delete: [T]; synced: [] };
+
+/** The two calls an informer makes; the API server's by default, a stub in unit tests. */
+export interface ListWatch<T> {
+  list(
+    path: string,
+    labelSelector?: string,
+  ): Promise<{ items?: T[]; metadata?: { resourceVersion?: string } }>;
+  /** Starts a watch; `onEvent` per event, `onDone` once when it ends. Resolves once it is open. */
+  watch(
+    path: string,
+    params: Record<string, string | number | boolean | undefined>,
+    onEvent: (phase: string, obj: T & { code?: number }) => void,
+    onDone: (err: unknown) => void,
+  ): Promise<{ abort(): void }>;
+}
+
+export function apiServerListWatch<T>(kc: k8s.KubeConfig): ListWatch<T> {
+  return {
+    list: async (path, labelSelector) =>
+      (await rawJson(
+        kc,
+        'GET',
+        `${path}${labelSelector ? `?labelSelector=${encodeURIComponent(labelSelector)}` : ''}`,
+      )) as { items?: T[]; metadata?: { resourceVersion?: string } },
+    watch: (path, params, onEvent, onDone) => new k8s.Watch(kc).watch(path, params, onEvent, onDone),
+  };
+}
 
 export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events<T>> {
   private readonly items = new Map<string, T>();
@@ -35,19 +64,19 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   private readonly byLabel = new Map<string, Map<string, Set<string>>>();
   private resourceVersion = '';
   private active = false;
-  private abort: AbortController | undefined;
+  /** A watch request is open. */
+  private open = false;
+  private abort: { abort(): void } | undefined;
   private lastProgress = 0;
   private failures = 0;
   private synced = false;
   private resyncTimer: NodeJS.Timeout | undefined;
-  private readonly opts: Required<Omit<InformerOptions, 'labelSelector' | 'indexLabels'>> & {
+  private readonly opts: Required<Omit<InformerOptions, 'labelSelector' | 'indexLabels' | 'listWatch'>> & {
     labelSelector?: string;
   };
+  private readonly lw: ListWatch<T>;
 
-  constructor(
-    private readonly kc: k8s.KubeConfig,
-    opts: InformerOptions,
-  ) {
+  constructor(kc: k8s.KubeConfig, opts: InformerOptions) {
     super();
     this.opts = {
       watchTimeoutSeconds: 240,
@@ -57,6 +86,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
       ...opts,
     };
     for (const label of opts.indexLabels ?? []) this.byLabel.set(label, new Map());
+    this.lw = (opts.listWatch as ListWatch<T> | undefined) ?? apiServerListWatch<T>(kc);
   }
 
   /** Indexes one more label (informers are shared, and another user may need it), over what is cached too. */
@@ -73,9 +103,14 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     }
   }
 
-  /** Whether a list or watch loop is running (false once stopped: no open watch). */
+  /** Whether its list and watch loop runs (false once stopped). */
   get running(): boolean {
     return this.active;
+  }
+
+  /** Whether a watch request is open on the API server right now. */
+  get watchOpen(): boolean {
+    return this.open;
   }
 
   /** Objects whose label `label` (an indexed one) has `value`. */
@@ -175,11 +210,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   }
 
   private async relist(): Promise<void> {
-    const query = this.opts.labelSelector
-      ? `?labelSelector=${encodeURIComponent(this.opts.labelSelector)}`
-      : '';
-    const res = await rawJson(this.kc, 'GET', `${this.opts.path}${query}`);
-    const list = res as { items?: T[]; metadata?: { resourceVersion?: string } };
+    const list = await this.lw.list(this.opts.path, this.opts.labelSelector);
     const seen = new Set<string>();
     for (const item of list.items ?? []) {
       seen.add(ResilientInformer.key(item));
@@ -198,14 +229,13 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   private watchOnce(): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       let gone = false;
-      const watch = new k8s.Watch(this.kc);
       const params: Record<string, string | number | boolean | undefined> = {
         resourceVersion: this.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: this.opts.watchTimeoutSeconds,
       };
       if (this.opts.labelSelector) params.labelSelector = this.opts.labelSelector;
-      watch
+      this.lw
         .watch(
           this.opts.path,
           params,
@@ -221,13 +251,19 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
             else if (phase === 'DELETED') this.remove(obj);
           },
           (err: unknown) => {
+            this.open = false;
             this.lastProgress = Date.now();
             if (err && !gone && !(err instanceof Error && err.name === 'AbortError') && this.active)
               reject(err);
             else resolve(gone);
           },
         )
-        .then((ac) => (this.abort = ac), reject);
+        .then((ac) => {
+          this.abort = ac;
+          this.open = true;
+          // Stopped while the request was on its way: close it now, not at the server's timeout.
+          if (!this.active) ac.abort();
+        }, reject);
     });
   }
 

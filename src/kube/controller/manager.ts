@@ -63,13 +63,13 @@ export class ControllerManager {
         registers,
       }),
     };
-    const self = this;
+    const leading = () => this.isLeading();
     new Gauge({
       name: 'krt_controller_is_leader',
       help: '1 while this replica holds the lease and acts.',
       registers,
       collect() {
-        this.set(self.isLeading() ? 1 : 0);
+        this.set(leading() ? 1 : 0);
       },
     });
   }
