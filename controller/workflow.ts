@@ -4,7 +4,7 @@ import type * as k8s from '@kubernetes/client-node';
 import type { Workflow } from '../src/api/types.js';
 import { crd } from '../src/kube/client.js';
 import { workflowStatus } from '../src/plan/workflow.js';
-import { deepEqual } from '../src/validate/equal.js';
+import { deepEqual } from '../src/helpers.js';
 import type { EventRecorder } from './events.js';
 import { withoutTimes, type Caches } from './workflowrun.js';
 

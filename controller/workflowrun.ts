@@ -2,17 +2,16 @@
 // actions, write status only when it changed. Nothing from an earlier reconcile is trusted.
 import * as k8s from '@kubernetes/client-node';
 import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
-import { GROUP, VERSION } from '../src/api/crds.js';
 import { workflowRunEnded } from '../src/api/phases.js';
 import { ResilientInformer } from '../src/kube/informer.js';
-import { statusCode, statusMessage } from '../src/kube/client.js';
+import { crd, statusCode, statusMessage } from '../src/kube/client.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
 import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
 import { ownerReference } from '../src/plan/objects.js';
 import { NO_AGENT } from '../src/runtime/agents.js';
 import { planWorkflowRun, withFailedJobs, type Action, type Observed } from '../src/plan/workflowrun.js';
-import { deepEqual } from '../src/validate/equal.js';
+import { deepEqual } from '../src/helpers.js';
 import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
 
@@ -41,8 +40,6 @@ export interface ReconcileDeps {
   /** Counts API writes, for the benchmark's writes-per-step figure. */
   writes?: { inc(labels: { verb: string; resource: string }): void };
 }
-
-const crd = (plural: string, namespace: string) => ({ group: GROUP, version: VERSION, plural, namespace });
 
 /**
  * One reconcile of the WorkflowRun at `namespace/name`; throws to be retried. Returns when to look

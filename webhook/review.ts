@@ -1,6 +1,6 @@
 // The AdmissionReview v1 envelope: decoding that never throws, and well-formed responses for every
 // outcome, so the API server always gets an answer it can read.
-import { isObject } from '../src/validate/result.js';
+import { isObject } from '../src/helpers.js';
 
 export interface AdmissionRequest {
   uid: string;

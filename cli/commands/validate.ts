@@ -10,7 +10,7 @@ import {
   type ValidationResult,
 } from '../../src/validate/index.js';
 import { manifestFiles, readManifests, type Manifest } from '../files.js';
-import { isObject } from '../../src/validate/result.js';
+import { isObject } from '../../src/helpers.js';
 
 export interface ValidateOutput {
   lines: string[];

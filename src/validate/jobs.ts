@@ -8,7 +8,7 @@ import { isUpstream, jobGraphErrors } from '../graph/jobs.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../limits.js';
 import { withValueErrors } from './call.js';
 import { checkExpressions, scriptInjectionWarnings, type ExpressionScope } from './expressions.js';
-import { isObject } from './result.js';
+import { isObject } from '../helpers.js';
 
 export interface JobsContext {
   /** Declared inputs (Workflow), or why inputs cannot be read (WorkflowRun). */

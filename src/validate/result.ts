@@ -5,6 +5,3 @@ export interface ValidationResult {
   errors: FieldError[];
   warnings: string[];
 }
-
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);

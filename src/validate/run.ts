@@ -2,7 +2,8 @@
 // cannot inject a Run into another WorkflowRun (issue "Admission webhook").
 import type { Run } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
-import { isObject, type ValidationResult } from './result.js';
+import { isObject } from '../helpers.js';
+import type { ValidationResult } from './result.js';
 import { objectSizeError } from './size.js';
 import { structural } from './structural.js';
 

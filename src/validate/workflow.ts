@@ -15,7 +15,8 @@ import { materializedSizeError, objectSizeError } from './size.js';
 import { checkExpressions } from './expressions.js';
 import { validateJobs } from './jobs.js';
 import { valueMatchesType } from './call.js';
-import { isObject, type ValidationResult } from './result.js';
+import { isObject } from '../helpers.js';
+import type { ValidationResult } from './result.js';
 import { structural } from './structural.js';
 
 export interface WorkflowContext {

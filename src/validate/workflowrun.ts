@@ -15,8 +15,9 @@ import { unservedRuntimeWarnings, type ServesRuntime } from './runtimes.js';
 import { objectSizeError } from './size.js';
 import { checkExpressions } from './expressions.js';
 import { validateJobs } from './jobs.js';
-import { deepEqual } from './equal.js';
-import { isObject, type ValidationResult } from './result.js';
+import { deepEqual } from '../helpers.js';
+import { isObject } from '../helpers.js';
+import type { ValidationResult } from './result.js';
 import { structural } from './structural.js';
 
 export interface WorkflowRunContext {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
+import { controllerSees } from '../harness/caches.js';
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot, stateDir } from '../harness/paths.js';
 import { processAlive } from '../harness/webhook.js';
@@ -77,7 +78,7 @@ it(`finishes every run with correct outputs and no duplicate child across ${KILL
       call: { needs: ['prep'], uses: 'leaf', with: { n: '${{ inputs.n }}' } },
     },
   });
-  await new Promise((r) => setTimeout(r, 1000));
+  await controllerSees(c, 'leaf', 'mid');
   for (let i = 0; i < RUNS; i++)
     apply({
       apiVersion: 'kruntimes.io/v1alpha1',
@@ -103,6 +104,7 @@ it(`finishes every run with correct outputs and no duplicate child across ${KILL
     // Each kill lands while the controller leads and works: after it took the lease, at a random moment.
     await eventually(async () => (await isLeader()) === 1, 30000, 'the restarted controller to lead');
     leaderKills++;
+    // At a random moment of its work: chaos, not synchronisation.
     await new Promise((r) => setTimeout(r, 100 + Math.random() * 600));
     const pid = controllerPid();
     if (processAlive(pid)) process.kill(pid, 'SIGKILL');

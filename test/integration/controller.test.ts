@@ -1,9 +1,12 @@
 // The controller through the real API server with the webhook registered; the Runs it creates are
 // executed by the local runtimed (real bash).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
+import { controllerSees } from '../harness/caches.js';
 import { kubectl } from '../harness/kubectl.js';
 import { krt } from '../harness/krt.js';
 import { getWorkflowRun, workflowRunInPhase } from '../harness/objects.js';
@@ -45,7 +48,7 @@ describe('the seed topology, three levels', () => {
 
   it('runs release -> deploy -> verify and the innermost output reaches the root', async () => {
     expect(kubectl(['apply', '-n', c.namespace, '-k', join(repoRoot, 'config/samples')]).status).toBe(0);
-    await new Promise((r) => setTimeout(r, 1000)); // the webhook's cache sees all three
+    await controllerSees(c, 'release', 'deploy-workflow', 'verify-workflow');
     const t = await krt(c, 'workflow', 'trigger', 'release', '--wait');
     expect(t.stderr).toContain(': Succeeded');
     expect(t.status).toBe(0);
@@ -195,15 +198,23 @@ describe('template edits and cancellation', () => {
           }),
         },
       });
+    // The first job waits for a file this test makes, so the call job is runnable only then.
+    const gate = join(mkdtempSync(join(tmpdir(), 'krt-gate-')), 'open');
     apply(c, tpl('old'));
     apply(c, {
       apiVersion: 'kruntimes.io/v1alpha1',
       kind: 'WorkflowRun',
       metadata: { name: 'edits' },
-      spec: { jobs: { wait: inline('sleep 2'), call: { uses: 'tpl', needs: ['wait'] } } },
+      spec: {
+        jobs: {
+          wait: inline(`until [ -e '${gate}' ]; do sleep 0.1; done`),
+          call: { uses: 'tpl', needs: ['wait'] },
+        },
+      },
     });
-    await new Promise((r) => setTimeout(r, 500));
     apply(c, tpl('before')); // the call job is not runnable yet
+    await controllerSees(c, 'tpl');
+    writeFileSync(gate, '');
     await eventually(
       async () => (await listRuns(c)).some((r) => r.metadata.name === 'edits-call-call'),
       30000,
@@ -219,7 +230,7 @@ describe('template edits and cancellation', () => {
   it('cancelling a root while a grandchild runs ends every level Cancelled, children first', async () => {
     apply(c, workflow('inner', { jobs: { slow: inline('sleep 60') } }));
     apply(c, workflow('middle', { jobs: { call: { uses: 'inner' } } }));
-    await new Promise((r) => setTimeout(r, 1000));
+    await controllerSees(c, 'inner', 'middle');
     apply(c, {
       apiVersion: 'kruntimes.io/v1alpha1',
       kind: 'WorkflowRun',

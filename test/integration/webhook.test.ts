@@ -2,6 +2,7 @@
 // violating object is denied with its exact text, a valid counterpart is accepted.
 import { crd } from '../../src/kube/client.js';
 import { rejection, testCluster, type TestCluster } from '../harness/cluster.js';
+import { webhookSees } from '../harness/caches.js';
 import { kubectl } from '../harness/kubectl.js';
 
 type Plural = 'workflows' | 'workflowruns' | 'runs';
@@ -30,10 +31,6 @@ async function denial(plural: Plural, spec: unknown, name?: string, metadata?: o
   const r = await rejection(create(plural, spec, name, metadata));
   return r.message;
 }
-
-// The webhook reads Workflows from an informer cache; give a watch event on loopback time to arrive
-// before a check that depends on a Workflow created a moment ago.
-const cacheCatchesUp = () => new Promise((r) => setTimeout(r, 1000));
 
 const denied = (text: string) => `admission webhook "validate.kruntimes.io" denied the request: ${text}`;
 
@@ -178,7 +175,7 @@ describe('call jobs and the Workflow graph', () => {
       jobs: { apply: inline('echo "$E"', { outputs: { endpoint: 'x' } }) },
     });
     await callee('ring-a', { jobs: { next: { uses: 'ring-b' } } });
-    await cacheCatchesUp();
+    await webhookSees(c, 'deploy', 'ring-a');
   });
 
   it('denies B calling A when A already calls B, on whichever arrives last', async () => {
@@ -197,9 +194,9 @@ describe('call jobs and the Workflow graph', () => {
   it('denies a chain deeper than 8 and accepts exactly 8', async () => {
     for (let i = 8; i >= 2; i--)
       await callee(`d${i}`, { jobs: i === 8 ? { leaf: inline() } : { c: { uses: `d${i + 1}` } } });
-    await cacheCatchesUp();
+    await webhookSees(c, 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8');
     await expect(callee('d1', { jobs: { c: { uses: 'd2' } } })).resolves.toBeTruthy();
-    await cacheCatchesUp();
+    await webhookSees(c, 'd1');
     expect(await denial('workflows', { jobs: { c: { uses: 'd1' } } }, 'd0')).toContain(
       'workflow call depth exceeds maximum 8: d0 -> d1 -> d2 -> d3 -> d4 -> d5 -> d6 -> d7 -> d8',
     );
@@ -257,7 +254,7 @@ describe('call jobs and the Workflow graph', () => {
         spec: { jobs: { go: { uses: 'deploy', with: { environment: 'x' } } } },
       }),
     );
-    await cacheCatchesUp();
+    await webhookSees(c, 'caller');
     const del = kubectl(['delete', 'workflow', 'deploy', '-n', c.namespace]);
     expect(del.status).toBe(0);
     expect(del.stderr).toContain(

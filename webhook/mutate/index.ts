@@ -1,7 +1,7 @@
 // The mutating processor: defaults as a JSON patch. Idempotent, so it is safe under
 // reinvocationPolicy: IfNeeded (a second pass finds nothing to add).
 import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
-import { isObject } from '../../src/validate/result.js';
+import { isObject } from '../../src/helpers.js';
 
 type PatchOp = { op: 'add'; path: string; value: unknown };
 

@@ -15,7 +15,7 @@ import {
 } from '../../src/validate/index.js';
 import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
 import type { WorkflowIndex } from '../workflows.js';
-import { isObject } from '../../src/validate/result.js';
+import { isObject } from '../../src/helpers.js';
 
 export interface ValidateDeps {
   workflows?: WorkflowIndex;

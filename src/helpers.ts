@@ -1,3 +1,5 @@
+// General helpers every part uses: JSON equality and the plain-object test.
+
 /** Structural equality of JSON values; key order does not matter (a semantic comparison of specs). */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -16,3 +18,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
       deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
   );
 }
+
+/** A plain object (not null, not an array). */
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
