@@ -12,9 +12,23 @@ export interface LeaderOptions {
   leaseDurationSeconds?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
+  /** Told after each attempt to take or renew the Lease (for a metric). */
+  onAttempt?: (result: 'held' | 'held-by-other' | 'error') => void;
+  /** Reads and writes the Lease; the API server's by default, a stub in unit tests. */
+  store?: LeaseStore;
 }
 
-interface Lease {
+/** The three calls election makes on its Lease. */
+export interface LeaseStore {
+  get(): Promise<Lease | undefined>;
+  create(lease: Lease): Promise<void>;
+  /** A compare-and-swap on metadata.resourceVersion: a conflict throws. */
+  replace(lease: Lease): Promise<void>;
+}
+
+export interface Lease {
+  apiVersion?: string;
+  kind?: string;
   metadata: { name: string; namespace: string; resourceVersion?: string };
   spec: {
     holderIdentity?: string;
@@ -33,38 +47,40 @@ export function microTime(d: Date): string {
 export class LeaderElector {
   private leading = false;
   private stopped = false;
-  private readonly o: Required<LeaderOptions>;
+  private readonly o: Required<Omit<LeaderOptions, 'onAttempt' | 'store'>> & Pick<LeaderOptions, 'onAttempt'>;
+  private readonly store: LeaseStore;
 
-  constructor(
-    private readonly kc: k8s.KubeConfig,
-    opts: LeaderOptions,
-  ) {
+  constructor(kc: k8s.KubeConfig, opts: LeaderOptions) {
     this.o = { leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...opts };
+    const path = `/apis/coordination.k8s.io/v1/namespaces/${opts.namespace}/leases`;
+    this.store = opts.store ?? {
+      get: async () => {
+        try {
+          return (await rawJson(kc, 'GET', `${path}/${opts.name}`)) as Lease;
+        } catch (e) {
+          if (e instanceof HttpError && e.code === 404) return undefined;
+          throw e;
+        }
+      },
+      create: async (lease) => void (await rawJson(kc, 'POST', path, lease)),
+      replace: async (lease) => void (await rawJson(kc, 'PUT', `${path}/${opts.name}`, lease)),
+    };
   }
 
   isLeader(): boolean {
     return this.leading;
   }
 
-  private get path(): string {
-    return `/apis/coordination.k8s.io/v1/namespaces/${this.o.namespace}/leases`;
-  }
-
   /** One attempt: true when this identity holds the lease afterwards. */
   async tryAcquireOrRenew(now = new Date()): Promise<boolean> {
-    let lease: Lease | undefined;
-    try {
-      lease = (await rawJson(this.kc, 'GET', `${this.path}/${this.o.name}`)) as Lease;
-    } catch (e) {
-      if (!(e instanceof HttpError && e.code === 404)) throw e;
-    }
+    const lease = await this.store.get();
     const spec = {
       holderIdentity: this.o.identity,
       leaseDurationSeconds: this.o.leaseDurationSeconds,
       renewTime: microTime(now),
     };
     if (!lease) {
-      await rawJson(this.kc, 'POST', this.path, {
+      await this.store.create({
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { name: this.o.name, namespace: this.o.namespace },
@@ -79,7 +95,7 @@ export class LeaderElector {
     if (holder && holder !== this.o.identity && !expired) return false;
     const takeover = holder !== this.o.identity;
     // The resourceVersion makes this a compare-and-swap: of two candidates, one gets a conflict.
-    await rawJson(this.kc, 'PUT', `${this.path}/${this.o.name}`, {
+    await this.store.replace({
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: { ...lease.metadata },
@@ -101,7 +117,9 @@ export class LeaderElector {
       let held = false;
       try {
         held = await this.tryAcquireOrRenew();
+        this.o.onAttempt?.(held ? 'held' : 'held-by-other');
       } catch (e) {
+        this.o.onAttempt?.('error');
         log.debug({ err: String(e) }, 'lease attempt failed');
       }
       const now = Date.now();
@@ -131,9 +149,9 @@ export class LeaderElector {
     if (!this.leading) return;
     this.leading = false;
     try {
-      const lease = (await rawJson(this.kc, 'GET', `${this.path}/${this.o.name}`)) as Lease;
-      if (lease.spec.holderIdentity !== this.o.identity) return;
-      await rawJson(this.kc, 'PUT', `${this.path}/${this.o.name}`, {
+      const lease = await this.store.get();
+      if (!lease || lease.spec.holderIdentity !== this.o.identity) return;
+      await this.store.replace({
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: lease.metadata,

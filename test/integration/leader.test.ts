@@ -115,7 +115,11 @@ it('only the leader acts, and a killed leader is replaced within the lease durat
     30000,
     'replica b to sync its caches',
   );
-  await new Promise((r) => setTimeout(r, RETRY_SECONDS * 1000 + 500)); // b has campaigned at least once
+  await eventually(
+    async () => (await metric(port, 'krt_controller_lease_attempts_total\\{result="held-by-other"\\}')) >= 1,
+    10_000,
+    'replica b to have campaigned and found the Lease held',
+  );
 
   await c.admin.custom.createNamespacedCustomObject({
     ...crd('workflowruns', c.namespace),
@@ -125,15 +129,13 @@ it('only the leader acts, and a killed leader is replaced within the lease durat
   expect(await metric(port, 'krt_controller_is_leader')).toBe(0);
   expect(await metric(port, 'krt_controller_api_writes_total')).toBe(0);
 
-  const killedAt = Date.now();
   process.kill(mainPid, 'SIGKILL');
   await eventually(
     async () => (await metric(port, 'krt_controller_is_leader')) === 1,
     (LEASE_SECONDS + 3 * RETRY_SECONDS) * 1000,
     'replica b to take the lease',
   );
-  const handover = (Date.now() - killedAt) / 1000;
-  expect(handover).toBeLessThanOrEqual(LEASE_SECONDS + RETRY_SECONDS + 1);
+  // When it takes over is the election's logic, tested on an injected clock (src/kube/leader.test.ts).
 
   await c.admin.custom.createNamespacedCustomObject({
     ...crd('workflowruns', c.namespace),

@@ -27,6 +27,7 @@ export class ControllerManager {
   private readonly informers = new Map<string, Shared>();
   private readonly controllers = new Map<string, Controller>();
   private readonly metrics: ControllerMetrics;
+  private readonly attempts: Counter<'result'>;
   private started = false;
   private leading = false;
   private elector: LeaderElector | undefined;
@@ -63,6 +64,12 @@ export class ControllerManager {
         registers,
       }),
     };
+    this.attempts = new Counter({
+      name: 'krt_controller_lease_attempts_total',
+      help: 'Attempts to take or renew the leader Lease, by result (held, held-by-other, error).',
+      labelNames: ['result'],
+      registers,
+    });
     const leading = () => this.isLeading();
     new Gauge({
       name: 'krt_controller_is_leader',
@@ -130,7 +137,10 @@ export class ControllerManager {
     this.started = true;
     await this.startInformers();
     if (!this.opts.leader) return this.lead();
-    this.elector = new LeaderElector(this.kc, this.opts.leader);
+    this.elector = new LeaderElector(this.kc, {
+      ...this.opts.leader,
+      onAttempt: (result) => this.attempts.inc({ result }),
+    });
     void this.elector.run(
       () => this.lead(),
       () => this.opts.onLostLeadership?.(),
