@@ -23,18 +23,31 @@ describe('WorkQueue', () => {
     expect(await q.get()).toBe('a');
   });
 
-  it('backs off a failing key exponentially and forgets on success', async () => {
-    const q = new WorkQueue(10, 1000);
-    const t = Date.now();
-    q.addRateLimited('a');
-    await q.get();
-    q.done('a');
-    q.addRateLimited('a');
-    await q.get();
-    expect(Date.now() - t).toBeGreaterThanOrEqual(25);
-    q.forget('a');
-    q.shutdown();
-    expect(await q.get()).toBeUndefined();
+  it('backs off a failing key exponentially up to a bound, and forgets on success', async () => {
+    jest.useFakeTimers();
+    try {
+      const q = new WorkQueue(10, 50);
+      /** Fails the key and returns the ms until it is back in the queue. */
+      const pause = async () => {
+        q.addRateLimited('a');
+        let waited = 0;
+        while (q.depth === 0) {
+          jest.advanceTimersByTime(1);
+          waited++;
+        }
+        q.done((await q.get()) as string);
+        return waited;
+      };
+      const pauses: number[] = [];
+      for (let n = 0; n < 5; n++) pauses.push(await pause());
+      expect(pauses).toEqual([10, 20, 40, 50, 50]);
+      q.forget('a');
+      expect(await pause()).toBe(10);
+      q.shutdown();
+      expect(await q.get()).toBeUndefined();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('keeps the earliest of several timed adds of a key: a later one never pushes it back', () => {

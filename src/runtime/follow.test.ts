@@ -27,9 +27,9 @@ describe('followFile', () => {
       write: (c) => out.push(c.toString()),
       pollMs: 10,
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => out.join('') === 'start\n');
     appendFileSync(f, 'middle\n');
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => out.join('') === 'start\nmiddle\n');
     // Written just before the end is seen: still delivered.
     appendFileSync(f, 'last\n');
     ended = true;
@@ -58,3 +58,8 @@ describe('followFile', () => {
     ).toBe(false);
   });
 });
+
+/** Waits until `check` holds, looking every 5 ms; a test's own timeout bounds it. */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 5));
+}

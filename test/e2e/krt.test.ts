@@ -5,10 +5,10 @@ import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testCluster, type TestCluster } from '../harness/cluster.js';
+import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot, stateDir } from '../harness/paths.js';
-import { krt, krtAs } from '../harness/krt.js';
+import { krt, krtAs, krtBackground } from '../harness/krt.js';
 
 /** One GET over HTTPS trusting the local CA. */
 function get(url: string, token?: string): Promise<{ status: number; body: string }> {
@@ -167,13 +167,17 @@ describe('following and cancelling', () => {
   it('watch shows the running step; cancel --wait ends Cancelled with exit 1', async () => {
     apply('sleeper', 'sleep 60');
     const name = (await krt(c, 'wf', 'trigger', 'sleeper')).stdout.trim();
-    const watching = krt(c, 'wfr', 'watch', name);
-    await new Promise((r) => setTimeout(r, 2500));
+    const watching = krtBackground(c, 'wfr', 'watch', name);
+    await eventually(
+      async () => watching.output().includes('work: Running (step main)'),
+      20_000,
+      'watch to show the running step',
+    );
     const cancel = await krt(c, 'wfr', 'cancel', name, '--wait');
     expect(cancel.status).toBe(1);
     expect(cancel.stdout).toContain(`workflowrun/${name} cancel requested`);
     expect(cancel.stderr).toContain(`${name}: Cancelled`);
-    const w = await watching;
+    const w = await watching.done;
     expect(w.status).toBe(1);
     expect(w.stderr).toContain('work: Running (step main)');
     expect(w.stderr).toContain('work: Cancelled');
@@ -289,10 +293,12 @@ describe("runtimed's log endpoint", () => {
       `--serviceaccount=${c.namespace}:reader`,
     ]);
     let allowed = await krtAs(c, { kubeconfig: kc, env }, 'run', 'logs', run);
-    for (let i = 0; i < 20 && allowed.status !== 0; i++) {
-      await new Promise((r) => setTimeout(r, 250)); // RBAC caches take a moment
-      allowed = await krtAs(c, { kubeconfig: kc, env }, 'run', 'logs', run);
-    }
+    // The API server's authorizer sees the new RoleBinding a moment later.
+    await eventually(
+      async () => (allowed = await krtAs(c, { kubeconfig: kc, env }, 'run', 'logs', run)).status === 0,
+      10_000,
+      'the RoleBinding to take effect',
+    );
     expect(allowed.stderr).toBe('');
     expect(allowed.stdout).toBe('released to https://staging.example.com\n');
     // Straight to the endpoint: no token is 401, a token the API server does not know is 401 too.

@@ -27,3 +27,19 @@ export function krtAs(
     p.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
+
+/** krt running in the background: its output so far, and its end. */
+export function krtBackground(
+  c: TestCluster,
+  ...args: string[]
+): { output: () => string; done: Promise<KrtResult> } {
+  let stdout = '';
+  let stderr = '';
+  const p = spawn(join(repoRoot, 'bin/krt'), ['--kubeconfig', adminKubeconfig, '-n', c.namespace, ...args]);
+  p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<KrtResult>((resolve) =>
+    p.on('close', (status) => resolve({ status, stdout, stderr })),
+  );
+  return { output: () => stdout + stderr, done };
+}
