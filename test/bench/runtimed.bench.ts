@@ -1,7 +1,8 @@
 // `make bench` (runtimed part): 1,000 single-step Runs through two agents, first `true`, then a
 // step that sleeps 100 ms; each beside the floor, one client doing the same three API writes per
 // Run directly (create, status Running, status Succeeded) at the same concurrency. Prints Runs/s,
-// p50/p99 create-to-Succeeded, and ratios to the floor. Figures only, nothing asserted.
+// p50/p99 create-to-Succeeded, and ratios to the floor; then how soon a timeout and a cancel land.
+// Figures only, nothing asserted.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,6 +104,55 @@ async function floor(c: TestCluster, prefix: string, holdMs: number): Promise<Re
   });
 }
 
+/**
+ * How soon a stop lands, from the Runs' own timestamps: `timeoutSeconds: 1` against completionTime
+ * minus startTime, and a cancel against its request, for `sleep 60` steps that never end alone.
+ */
+async function stops(c: TestCluster, runtime: string, n = 10): Promise<void> {
+  const get = async (name: string) =>
+    (await c.admin.custom.getNamespacedCustomObject({ ...crd('runs', c.namespace), name })) as Run;
+  const until = async (name: string, ok: (r: Run) => boolean) => {
+    for (;;) {
+      const r = await get(name);
+      if (ok(r)) return r;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  };
+  const overshoot: number[] = [];
+  const cancel: number[] = [];
+  for (let i = 0; i < n; i++) {
+    await c.admin.custom.createNamespacedCustomObject({
+      ...crd('runs', c.namespace),
+      body: {
+        ...runBody(`timeout-${i}`, runtime, 'sleep 60'),
+        spec: { runtime, script: 'sleep 60', timeoutSeconds: 1 },
+      },
+    });
+    const t = await until(`timeout-${i}`, (r) => runEnded(r.status?.phase));
+    overshoot.push(Date.parse(t.status?.completionTime ?? '') - Date.parse(t.status?.startTime ?? '') - 1000);
+    await c.admin.custom.createNamespacedCustomObject({
+      ...crd('runs', c.namespace),
+      body: runBody(`cancel-${i}`, runtime, 'sleep 60'),
+    });
+    await until(`cancel-${i}`, (r) => r.status?.phase === 'Running');
+    const asked = Date.now();
+    await c.admin.custom.patchNamespacedCustomObject(
+      { ...crd('runs', c.namespace), name: `cancel-${i}`, body: { spec: { cancelRequested: true } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    const d = await until(`cancel-${i}`, (r) => runEnded(r.status?.phase));
+    cancel.push(Date.parse(d.status?.completionTime ?? '') - asked);
+  }
+  const sorted = (l: number[]) => [...l].sort((a, b) => a - b);
+  console.log(`stops, ${n} each (a step's processes get SIGTERM, then SIGKILL after the grace period)`);
+  console.log(
+    `  timeout lands after the deadline by   p50 ${q(sorted(overshoot), 0.5)} ms  max ${Math.max(...overshoot)} ms`,
+  );
+  console.log(
+    `  cancel lands after the request by     p50 ${q(sorted(cancel), 0.5)} ms  max ${Math.max(...cancel)} ms`,
+  );
+}
+
 function report(title: string, ours: Result, base: Result): void {
   const rate = (r: Result) => RUNS / r.seconds;
   console.log(`${title}`);
@@ -141,6 +191,7 @@ async function main() {
       await floor(c, 'floor-sleep', 100),
     );
     console.log('  (for reference, the Go kruntimes project publishes 11.3 Runs/s and p50 580 ms on kind)');
+    await stops(c, 'bench-bash');
     // Writes the agents spent beyond the two per Run: claims lost to the other agent, heartbeats.
     for (const a of agents) {
       const metrics = await (await fetch(`${a.url}/metrics`)).text();
