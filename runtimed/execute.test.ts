@@ -84,7 +84,11 @@ describe('Execution (real bash)', () => {
   it('a script that outlives SIGTERM is killed after the grace period', async () => {
     const marker = `sleep 4343.${process.pid}`;
     // The trap notes each TERM and goes on sleeping; only the KILL after the grace period ends it.
-    const { exec } = execute(`trap 'echo got TERM' TERM; ${marker} || true; ${marker} || true; echo survived`, {}, 500);
+    const { exec } = execute(
+      `trap 'echo got TERM' TERM; ${marker} || true; ${marker} || true; echo survived`,
+      {},
+      500,
+    );
     await until(() => alive(marker) > 0);
     exec.stop('cancel');
     const e = await exec.done;

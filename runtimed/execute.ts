@@ -6,6 +6,7 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import type { Run } from '../src/api/types.js';
 import { MAX_CONTROL_FILE_BYTES } from '../src/runtime/control.js';
+import { MAX_STATUS_FILE_BYTES } from '../src/runtime/statusfile.js';
 import { logTail, type Ending } from '../src/runtime/lifecycle.js';
 import { MAX_OUTPUT_FILE_BYTES } from '../src/runtime/outputs.js';
 import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
@@ -169,12 +170,14 @@ export class Execution {
     await new Promise<void>((r) => log.end(r));
     const outputFile = await readBounded(files.output, MAX_OUTPUT_FILE_BYTES);
     const control = await readBounded(files.control, MAX_CONTROL_FILE_BYTES);
+    const statusFile = await readBounded(files.status, MAX_STATUS_FILE_BYTES);
     await rm(dir, { recursive: true, force: true });
     return {
       ...result,
       stoppedFor: this.stoppedFor === 'release' ? undefined : this.stoppedFor,
       outputFile,
       controlFile: control,
+      statusFile,
       tail: logTail(Buffer.concat(tail)),
       ...(run.spec.timeoutSeconds ? { timeoutSeconds: run.spec.timeoutSeconds } : {}),
     };

@@ -71,7 +71,7 @@ export const KINDS: KindInfo[] = [
         jsonPath: '.status.conditions[?(@.type=="Succeeded")].status',
         priority: 1,
       },
-      { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
+      { name: 'Message', type: 'string', jsonPath: '.status.message' },
       age,
     ],
   },

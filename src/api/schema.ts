@@ -236,7 +236,14 @@ export const jobStatusSchema: Schema = obj('Observed state of one job.', {
   startedAt: time('When the job started.'),
   finishedAt: time('When the job ended.'),
   attempts: int('Executions of the job so far.', { minimum: 0 }),
+  nextRetryAt: time('When a job that asked for retryAfter is executed again.'),
 });
+
+/** What steps wrote to $KRT_STATUS (status.yaml): string values, bounded like outputs. */
+const stepStatusValues = (description: string): Schema =>
+  mapOf(description, str('A value a step wrote.', { maxLength: L.MAX_OUTPUT_VALUE_LENGTH }), {
+    maxProperties: L.MAX_OUTPUTS,
+  });
 
 export const workflowRunStatusSchema: Schema = obj('Observed state of the run.', {
   phase: phase('Phase of the run.', WORKFLOWRUN_PHASES),
@@ -245,7 +252,10 @@ export const workflowRunStatusSchema: Schema = obj('Observed state of the run.',
   jobs: mapOf('Observed state of each job.', jobStatusSchema, { maxProperties: L.MAX_JOBS }),
   outputs: outputValues('Outputs evaluated from the kruntimes.io/workflow-output.* annotations.'),
   conditions,
-  message: str('Why the run is in its phase.', { maxLength: 32768 }),
+  message: str('Why the run is in its phase, or the message a step wrote to $KRT_STATUS.', {
+    maxLength: 32768,
+  }),
+  stepStatus: stepStatusValues('Other keys steps wrote to $KRT_STATUS, the later step winning.'),
   startedAt: time('When the run started.'),
   finishedAt: time('When the run ended.'),
   observedGeneration: int('The .metadata.generation last reconciled.', { minimum: 0 }),
@@ -317,6 +327,7 @@ export const runStatusSchema: Schema = obj(
       retryAfter: str('Re-execute the job after this duration, such as 10m.', { maxLength: 32 }),
       message: str('Why.', { maxLength: 32768 }),
     }),
+    stepStatus: stepStatusValues('What the script wrote to $KRT_STATUS (status.yaml).'),
   },
   {
     // One stable terminal phase: an agent that finishes late cannot overwrite a cancellation or a

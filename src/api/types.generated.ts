@@ -177,6 +177,10 @@ export interface JobStatus {
    * Executions of the job so far.
    */
   attempts?: number;
+  /**
+   * When a job that asked for retryAfter is executed again.
+   */
+  nextRetryAt?: string;
 }
 /**
  * A reusable Workflow template: inputs, jobs and the outputs it exposes to callers.
@@ -314,9 +318,18 @@ export interface WorkflowRunStatus {
    */
   conditions?: Condition[];
   /**
-   * Why the run is in its phase.
+   * Why the run is in its phase, or the message a step wrote to $KRT_STATUS.
    */
   message?: string;
+  /**
+   * Other keys steps wrote to $KRT_STATUS, the later step winning.
+   */
+  stepStatus?: {
+    /**
+     * A value a step wrote.
+     */
+    [k: string]: string;
+  };
   /**
    * When the run started.
    */
@@ -437,5 +450,14 @@ export interface RunStatus {
      * Why.
      */
     message?: string;
+  };
+  /**
+   * What the script wrote to $KRT_STATUS (status.yaml).
+   */
+  stepStatus?: {
+    /**
+     * A value a step wrote.
+     */
+    [k: string]: string;
   };
 }

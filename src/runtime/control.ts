@@ -2,11 +2,9 @@
 // `suspend` and `message`, read after a step into Run.status.control.
 import { parse } from 'yaml';
 import type { RunStatus } from '../api/types.js';
+import { parseDuration } from './duration.js';
 
 export const MAX_CONTROL_FILE_BYTES = 32 * 1024;
-/** Go-style durations as the seed writes them: 30s, 10m, 1h30m. */
-const DURATION = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
-
 export type Control = NonNullable<RunStatus['control']>;
 
 /** undefined for an empty or absent file; an error text for one that breaks the schema. */
@@ -30,9 +28,10 @@ export function parseControl(text: string): { control?: Control } | { error: str
       if (typeof v !== 'boolean') return { error: '$KRT_CONTROL suspend: must be true or false' };
       control.suspend = v;
     } else if (k === 'retryAfter') {
-      if (typeof v !== 'string' || !DURATION.test(v))
-        return { error: '$KRT_CONTROL retryAfter: must be a duration such as 30s, 10m or 1h' };
-      control.retryAfter = v;
+      const d =
+        typeof v === 'string' ? parseDuration(v) : { error: `${JSON.stringify(v)} is not a duration` };
+      if ('error' in d) return { error: `$KRT_CONTROL retryAfter: ${d.error}` };
+      control.retryAfter = v as string;
     } else if (k === 'message') {
       if (typeof v !== 'string') return { error: '$KRT_CONTROL message: must be a string' };
       control.message = v.slice(0, 32768);

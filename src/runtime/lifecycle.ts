@@ -5,6 +5,7 @@ import type { Run, RunStatus } from '../api/types.js';
 import { MAX_LOG_TAIL_BYTES } from '../limits.js';
 import { MAX_CONTROL_FILE_BYTES, parseControl } from './control.js';
 import { MAX_OUTPUT_FILE_BYTES, parseOutputs } from './outputs.js';
+import { MAX_STATUS_FILE_BYTES, parseStatusFile } from './statusfile.js';
 
 export function isTerminal(run: Run): boolean {
   return runEnded(run.status?.phase);
@@ -60,6 +61,8 @@ export interface Ending {
   outputFile: string | { bytes: number };
   /** The text of $KRT_CONTROL, or its size when it was too large to read. */
   controlFile: string | { bytes: number };
+  /** The text of $KRT_STATUS, or its size when it was too large to read. */
+  statusFile?: string | { bytes: number };
   tail: string;
   timeoutSeconds?: number;
   now: Date;
@@ -70,7 +73,15 @@ export function endStatus(
   e: Ending,
 ): Pick<
   RunStatus,
-  'phase' | 'exitCode' | 'reason' | 'message' | 'outputs' | 'control' | 'logTail' | 'completionTime'
+  | 'phase'
+  | 'exitCode'
+  | 'reason'
+  | 'message'
+  | 'outputs'
+  | 'control'
+  | 'stepStatus'
+  | 'logTail'
+  | 'completionTime'
 > {
   const base = {
     completionTime: e.now.toISOString(),
@@ -110,12 +121,23 @@ export function endStatus(
       : {
           error: `$KRT_CONTROL holds ${e.controlFile.bytes} bytes, more than the limit of ${MAX_CONTROL_FILE_BYTES}`,
         };
-  if ('error' in ctl) return { ...base, phase: 'Failed', reason: 'ControlInvalid', message: ctl.error };
+  if ('error' in ctl)
+    return { ...base, phase: 'Failed', reason: 'WorkflowControlInvalid', message: ctl.error };
+  const st =
+    e.statusFile === undefined
+      ? {}
+      : typeof e.statusFile === 'string'
+        ? parseStatusFile(e.statusFile)
+        : {
+            error: `$KRT_STATUS holds ${e.statusFile.bytes} bytes, more than the limit of ${MAX_STATUS_FILE_BYTES}`,
+          };
+  if ('error' in st) return { ...base, phase: 'Failed', reason: 'StatusFileInvalid', message: st.error };
   return {
     ...base,
     phase: 'Succeeded',
     reason: 'Completed',
     ...(Object.keys(out.outputs).length ? { outputs: out.outputs } : {}),
     ...(ctl.control ? { control: ctl.control } : {}),
+    ...(st.values ? { stepStatus: st.values } : {}),
   };
 }

@@ -84,8 +84,9 @@ describe('parseControl ($KRT_CONTROL)', () => {
   });
   it.each([
     ['suspend: yes-please', '$KRT_CONTROL suspend: must be true or false'],
-    ['retryAfter: soon', '$KRT_CONTROL retryAfter: must be a duration such as 30s, 10m or 1h'],
-    ['retryAfter: 10', '$KRT_CONTROL retryAfter: must be a duration such as 30s, 10m or 1h'],
+    ['retryAfter: soon', '$KRT_CONTROL retryAfter: "soon" is not a duration such as 30s, 10m, 1h30m or 1d'],
+    ['retryAfter: 10', '$KRT_CONTROL retryAfter: 10 is not a duration'],
+    ['retryAfter: 0s', '$KRT_CONTROL retryAfter: "0s" must be longer than zero'],
     ['message: [1]', '$KRT_CONTROL message: must be a string'],
     ['other: 1', '$KRT_CONTROL other: unknown field (allowed: retryAfter, suspend, message)'],
     ['- a', '$KRT_CONTROL must be a mapping'],
@@ -214,13 +215,31 @@ describe('endStatus', () => {
     });
     expect(endStatus({ ...base, controlFile: 'suspend: 3' })).toMatchObject({
       phase: 'Failed',
-      reason: 'ControlInvalid',
+      reason: 'WorkflowControlInvalid',
     });
     expect(endStatus({ ...base, controlFile: { bytes: 40_000 } })).toMatchObject({
       phase: 'Failed',
-      reason: 'ControlInvalid',
+      reason: 'WorkflowControlInvalid',
       message: '$KRT_CONTROL holds 40000 bytes, more than the limit of 32768',
     });
+  });
+  it('keeps what a successful script wrote to $KRT_STATUS, and fails one whose file is broken', () => {
+    expect(
+      endStatus({ ...base, statusFile: 'message: half way\nreplicas: 3\nnested: {a: 1}\n' }),
+    ).toMatchObject({
+      phase: 'Succeeded',
+      stepStatus: { message: 'half way', replicas: '3', nested: '{"a":1}' },
+    });
+    expect(endStatus({ ...base, statusFile: 'a: [' })).toMatchObject({
+      phase: 'Failed',
+      reason: 'StatusFileInvalid',
+      message: expect.stringMatching(/^\$KRT_STATUS is not YAML: /),
+    });
+    expect(endStatus({ ...base, statusFile: '- a' })).toMatchObject({
+      reason: 'StatusFileInvalid',
+      message: '$KRT_STATUS must be a mapping',
+    });
+    expect(endStatus({ ...base, exitCode: 2, statusFile: 'message: x' })).not.toHaveProperty('stepStatus');
   });
   it('a script that could not start is Failed with StartError', () => {
     expect(endStatus({ ...base, exitCode: null, startError: 'spawn bash ENOENT' })).toEqual({

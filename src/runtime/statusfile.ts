@@ -1,0 +1,33 @@
+// The $KRT_STATUS file (status.yaml, the second seed's /kratix/metadata/status.yaml): a YAML map a
+// step writes; its `message` becomes the WorkflowRun's message, the other keys are kept in status.
+// Bounded like outputs: at most MAX_OUTPUTS keys of at most MAX_OUTPUT_VALUE_LENGTH characters;
+// values that are not strings are kept as their JSON text.
+import { parse } from 'yaml';
+import { MAX_OUTPUT_VALUE_LENGTH, MAX_OUTPUTS } from '../limits.js';
+
+export const MAX_STATUS_FILE_BYTES = 64 * 1024;
+
+export function parseStatusFile(text: string): { values?: Record<string, string> } | { error: string } {
+  if (text.trim() === '') return {};
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (e) {
+    return {
+      error: `$KRT_STATUS is not YAML: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`,
+    };
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) return { error: '$KRT_STATUS must be a mapping' };
+  const entries = Object.entries(doc as Record<string, unknown>);
+  if (entries.length > MAX_OUTPUTS)
+    return { error: `$KRT_STATUS has ${entries.length} keys, more than ${MAX_OUTPUTS}` };
+  const values: Record<string, string> = {};
+  for (const [k, v] of entries) {
+    const text = typeof v === 'string' ? v : JSON.stringify(v);
+    if (text.length > MAX_OUTPUT_VALUE_LENGTH)
+      return { error: `$KRT_STATUS ${k}: longer than ${MAX_OUTPUT_VALUE_LENGTH} characters` };
+    values[k] = text;
+  }
+  return entries.length ? { values } : {};
+}
