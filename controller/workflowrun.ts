@@ -6,7 +6,7 @@ import { workflowRunEnded } from '../src/api/phases.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { crd, statusCode, statusMessage } from '../src/kube/client.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
-import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
+import { LABEL_PARENT_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
 import { ownerReference } from '../src/plan/objects.js';
 import { NO_AGENT } from '../src/runtime/agents.js';
@@ -73,6 +73,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   // A refused create fails its job and the plan is made again, so its dependents are Skipped and
   // the rest goes on in this same reconcile; each pass fails at least one more job, so it ends.
   let run = cached;
+  let target = cached;
   let plan = planWorkflowRun({ ...observed, run });
   let transient: unknown;
   const applied = new Set<string>();
@@ -82,6 +83,12 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
       const id = actionId(action);
       if (applied.has(id)) continue;
       applied.add(id);
+      if (action.type === 'setSuspendedLabel') {
+        // Before the status, and never skipped: a status that says Suspended is always written
+        // after the label, so a missing label can only mean a resume.
+        target = await setSuspendedLabel(target, action.value, deps);
+        continue;
+      }
       try {
         await apply(action, cached, deps);
       } catch (e) {
@@ -95,7 +102,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   }
   const before = { ...(cached.status ?? {}) };
   if (!deepEqual(withoutTimes(before), withoutTimes(plan.status))) {
-    await writeStatus(cached, plan.status, deps);
+    await writeStatus(target, plan.status, deps);
     announce(cached, plan.status, deps.events);
   }
   // Transient failures (network, 429, 5xx) are retried with backoff, after the status is written.
@@ -113,6 +120,8 @@ function actionId(a: Action): string {
       return `child/${a.child.metadata.name}`;
     case 'markNoAgent':
       return `noagent/${a.run.metadata.name}`;
+    case 'setSuspendedLabel':
+      return `label/${a.value}`;
     default:
       return `${a.type}/${a.name}`;
   }
@@ -151,6 +160,17 @@ function announce(run: WorkflowRun, status: NonNullable<WorkflowRun['status']>, 
     const was = old.jobs?.[job];
     if (s.phase === 'Failed' && was?.phase !== 'Failed')
       events.record(run, 'Warning', 'JobFailed', `job "${job}" failed: ${s.message ?? ''}`);
+    if (s.phase === 'Suspended' && (was?.phase !== 'Suspended' || s.nextRetryAt !== was.nextRetryAt))
+      events.record(
+        run,
+        'Normal',
+        s.nextRetryAt ? 'JobRetryScheduled' : 'JobSuspended',
+        s.nextRetryAt
+          ? `job "${job}" runs again at ${s.nextRetryAt}: ${s.message ?? ''}`
+          : `job "${job}" is suspended: ${s.message ?? ''}`,
+      );
+    if (was?.phase === 'Suspended' && s.phase === 'Running')
+      events.record(run, 'Normal', 'JobResumed', `job "${job}" runs again (attempt ${s.attempts ?? '?'})`);
     if (s.phase === 'Running' && s.message?.includes(`${NO_AGENT}: `) && s.message !== was?.message)
       events.record(run, 'Warning', NO_AGENT, `job "${job}" waits: ${s.message}`);
     if (s.workflowRunName && !was?.workflowRunName)
@@ -211,6 +231,9 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       );
     case 'markNoAgent':
       return markNoAgent(action.run, action.message, deps);
+    case 'setSuspendedLabel':
+      await setSuspendedLabel(run, action.value, deps);
+      return;
     case 'cancelRun':
     case 'cancelChild':
       deps.writes?.inc({ verb: 'patch', resource: action.type === 'cancelRun' ? 'runs' : 'workflowruns' });
@@ -224,6 +247,23 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       );
       return;
   }
+}
+
+/** The suspended label on or off; returns the object as patched, for the status write that follows. */
+async function setSuspendedLabel(
+  run: WorkflowRun,
+  value: boolean,
+  deps: ReconcileDeps,
+): Promise<WorkflowRun> {
+  deps.writes?.inc({ verb: 'patch', resource: 'workflowruns' });
+  return (await deps.custom.patchNamespacedCustomObject(
+    {
+      ...crd('workflowruns', run.metadata.namespace ?? ''),
+      name: run.metadata.name ?? '',
+      body: { metadata: { labels: { [LABEL_SUSPENDED]: value ? 'true' : null } } },
+    },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  )) as WorkflowRun;
 }
 
 /**

@@ -13,3 +13,5 @@ export const LABEL_AGENT = 'kruntimes.io/agent';
 export const ANNOTATION_AGENT_RUNTIMES = 'kruntimes.io/runtimes';
 /** On an agent's Lease: the namespaces it serves, comma-separated; empty for all. */
 export const ANNOTATION_AGENT_NAMESPACES = 'kruntimes.io/namespaces';
+/** On a WorkflowRun one of whose jobs is suspended (second seed); removing it resumes the job. */
+export const LABEL_SUSPENDED = 'kruntimes.io/workflow-suspended';

@@ -15,11 +15,13 @@ import { ExprError, renderTemplate, type Contexts } from '../expr/index.js';
 import { formatFieldError } from '../fielderror.js';
 import { validateCallGraphSync } from '../graph/callgraph.js';
 import { topologicalOrder, upstreamJobs } from '../graph/jobs.js';
-import { OUTPUT_ANNOTATION_PREFIX } from '../limits.js';
+import { LABEL_SUSPENDED } from '../labels.js';
+import { MAX_OUTPUTS, OUTPUT_ANNOTATION_PREFIX } from '../limits.js';
 import { childWorkflowRunName, runName, snapshotName } from '../names.js';
 import { materialize, resolveInputs } from '../render/materialize.js';
 import { isScalar, withValueErrors } from '../validate/call.js';
 import { NO_AGENT, noAgentMessage } from '../runtime/agents.js';
+import { decide, suspends, type Decision } from './control.js';
 import { buildChild, buildRun } from './objects.js';
 import { succeededCondition } from './conditions.js';
 
@@ -53,7 +55,9 @@ export type Action =
   | { type: 'cancelRun'; name: string }
   | { type: 'cancelChild'; name: string }
   /** An unclaimed Run that no live agent can take says so: phase Pending, reason NoAgent. */
-  | { type: 'markNoAgent'; run: Run; message: string };
+  | { type: 'markNoAgent'; run: Run; message: string }
+  /** Adds or removes the kruntimes.io/workflow-suspended label; it comes before the status write. */
+  | { type: 'setSuspendedLabel'; value: boolean };
 
 export interface Plan {
   status: WorkflowRunStatus;
@@ -121,7 +125,8 @@ export function planWorkflowRun(o: Observed): Plan {
     if (all.every((s) => s.phase === 'Succeeded')) phase = 'Succeeded';
     else if (cancel) phase = 'Cancelled';
     else phase = 'Failed';
-  } else phase = all.some((s) => s.phase !== 'Pending') ? 'Running' : 'Pending';
+  } else if (all.some((s) => s.phase === 'Suspended')) phase = 'Suspended';
+  else phase = all.some((s) => s.phase !== 'Pending') ? 'Running' : 'Pending';
 
   const status: WorkflowRunStatus = {
     phase,
@@ -141,13 +146,27 @@ export function planWorkflowRun(o: Observed): Plan {
     const failed = Object.entries(statuses).find(([, s]) => s.phase === 'Failed');
     message = failed ? `job "${failed[0]}" failed: ${failed[1].message ?? ''}`.replace(/: $/, '') : undefined;
   } else if (phase === 'Cancelled') message = 'cancelled on request';
-  else {
+  else if (phase === 'Suspended') {
+    const [name, s] = Object.entries(statuses).find(([, x]) => x.phase === 'Suspended') ?? [];
+    message = `job "${name}" is suspended: ${s?.message ?? ''}`;
+  } else {
     const waiting = Object.entries(statuses).find(([, s]) => s.phase === 'Running' && s.message);
     if (waiting) message = `job "${waiting[0]}": ${waiting[1].message ?? ''}`;
   }
+  // What steps wrote to $KRT_STATUS: its message shows when nothing more pressing does.
+  const written = stepStatusOf(o.runs, statuses);
+  if (written.message && (phase === 'Succeeded' || (phase === 'Running' && !message)))
+    message = written.message;
+  if (Object.keys(written.values).length) status.stepStatus = written.values;
   if (message) status.message = message;
   if (workflowRunEnded(status.phase)) status.finishedAt = previous.finishedAt ?? now;
   status.conditions = [succeededCondition(status, previous.conditions, run.metadata.generation, now)];
+  // The label marks a run one of whose own jobs is suspended; removing it resumes the job.
+  const suspendedHere = Object.entries(statuses).some(
+    ([name, x]) => x.phase === 'Suspended' && jobs[name]?.uses === undefined,
+  );
+  if (suspendedHere !== (run.metadata.labels?.[LABEL_SUSPENDED] === 'true'))
+    actions.unshift({ type: 'setSuspendedLabel', value: suspendedHere });
   const plan: Plan = { status: stripUndefined(status), actions };
   if (timers.length > 0 && !workflowRunEnded(status.phase))
     plan.requeueAfter = Math.max(0, Math.min(...timers));
@@ -171,13 +190,32 @@ function inlineJob(
 ): JobStatus {
   const wfr = o.run.metadata.name ?? '';
   const steps = job.steps ?? [];
-  const stepStatus = steps.map((s) => {
-    const name = runName(wfr, jobName, s.name);
-    const r = j.runsByName.get(name);
-    return { step: s, name, run: r, phase: r ? (r.status?.phase ?? 'Pending') : undefined };
-  });
+  const attemptRuns = (attempt: number) =>
+    steps.map((s) => {
+      const name = runName(wfr, jobName, s.name, attempt);
+      const r = j.runsByName.get(name);
+      return { step: s, name, run: r, phase: r ? (r.status?.phase ?? 'Pending') : undefined };
+    });
+  let attempt = Math.max(1, before.attempts ?? 1);
+  let stepStatus = attemptRuns(attempt);
+  // A step that succeeded and wrote suspend or retryAfter holds the job (no later step starts)
+  // until its label is removed or its retry time comes: then the job runs again as a new attempt.
+  const hold = stepStatus.find((s) => s.phase === 'Succeeded' && suspends(s.run?.status?.control));
+  let suspension: Extract<Decision, { suspended: true }> | undefined;
+  if (hold?.run?.status?.control) {
+    const d = decide(
+      hold.run.status.control,
+      hold.run.status.completionTime ?? o.now.toISOString(),
+      before,
+      o.run.metadata.labels?.[LABEL_SUSPENDED] === 'true',
+      o.now,
+    );
+    if (d.suspended) suspension = d;
+    else if (!j.cancel) stepStatus = attemptRuns(++attempt);
+  }
   const st: JobStatus = {
     phase: 'Pending',
+    ...(stepStatus.some((s) => s.run) || attempt > 1 ? { attempts: attempt } : {}),
     steps: stepStatus
       .filter((s) => s.run)
       .map((s) => ({
@@ -188,7 +226,17 @@ function inlineJob(
       })),
   };
   if (st.steps?.length === 0) delete st.steps;
-  const started = stepStatus.some((s) => s.run);
+  if (suspension) {
+    if (j.cancel) return { ...st, phase: 'Cancelled', message: 'cancelled while suspended' };
+    if (suspension.retryAt) j.timers.push(Date.parse(suspension.retryAt) - o.now.getTime());
+    return {
+      ...st,
+      phase: 'Suspended',
+      message: suspension.message,
+      ...(suspension.retryAt ? { nextRetryAt: suspension.retryAt } : {}),
+    };
+  }
+  const started = stepStatus.some((s) => s.run) || attempt > 1;
   // A deterministic failure recorded earlier (a render error) is not retried.
   if (!started && before.phase === 'Failed') return { phase: 'Failed', message: before.message };
   if (!started) {
@@ -322,6 +370,15 @@ function callJob(
       };
     if (phase === 'Cancelled')
       return { ...base, phase: 'Cancelled', message: `workflow run "${childName}" was cancelled` };
+    if (phase === 'Suspended') {
+      // Resumed on the child, which owns the suspended job; this job follows it.
+      if (j.cancel && !child.spec.cancelRequested) j.actions.push({ type: 'cancelChild', name: childName });
+      return {
+        ...base,
+        phase: 'Suspended',
+        message: child.status?.message ?? `workflow run "${childName}" is suspended`,
+      };
+    }
     if (j.cancel && !child.spec.cancelRequested) j.actions.push({ type: 'cancelChild', name: childName });
     return { ...base, phase: 'Running' };
   }
@@ -403,4 +460,27 @@ export function withFailedJobs(run: WorkflowRun, failures: Record<string, string
   for (const [job, message] of Object.entries(failures))
     jobs[job] = { ...jobs[job], phase: 'Failed', message };
   return { ...run, status: { ...run.status, jobs } };
+}
+
+/**
+ * What the Runs of this run wrote to $KRT_STATUS, in the order they completed: the last `message`,
+ * and the other keys, a later step's value winning.
+ */
+function stepStatusOf(
+  runs: Run[],
+  statuses: Record<string, JobStatus>,
+): { message?: string; values: Record<string, string> } {
+  const current = new Set(Object.values(statuses).flatMap((s) => (s.steps ?? []).map((x) => x.runName)));
+  const written = runs
+    .filter((r) => r.status?.stepStatus && current.has(r.metadata.name))
+    .sort((a, b) => (a.status?.completionTime ?? '').localeCompare(b.status?.completionTime ?? ''));
+  const values: Record<string, string> = {};
+  let message: string | undefined;
+  for (const r of written)
+    for (const [k, v] of Object.entries(r.status?.stepStatus ?? {})) {
+      if (k === 'message') message = v;
+      // Bounded like one step's: keys beyond the limit are dropped, the first ones kept.
+      else if (k in values || Object.keys(values).length < MAX_OUTPUTS) values[k] = v;
+    }
+  return { message, values };
 }
