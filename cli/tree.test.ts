@@ -1,5 +1,13 @@
 import type { Run, WorkflowRun } from '../src/api/types.js';
-import { buildTree, duration, jobsInOrder, progressLine, renderTree, stepsInOrder } from './tree.js';
+import {
+  buildTree,
+  duration,
+  jobsInOrder,
+  progressLine,
+  renderTree,
+  stepsInOrder,
+  suspendedRuns,
+} from './tree.js';
 
 const t = (s: number) => new Date(Date.UTC(2026, 11, 2, 10, 0, s)).toISOString();
 const now = new Date(Date.UTC(2026, 11, 2, 10, 1, 0));
@@ -167,6 +175,29 @@ describe('the WorkflowRun tree', () => {
     ]);
     const waiting = jobsInOrder(buildTree(wfr('fresh', 'u9', root.spec, undefined), [], []));
     expect(waiting.map(progressLine)).toEqual(['Pending', 'Pending']);
+  });
+  it('shows a suspended job with its message, attempt and the time left until its retry', () => {
+    const held = wfr(
+      'held',
+      'u5',
+      { jobs: { work: { 'runs-on': 'bash', steps: [{ name: 's', run: 'x' }] } } },
+      {
+        phase: 'Suspended',
+        startedAt: t(0),
+        message: 'job "work" is suspended: waiting for approval',
+        jobs: {
+          work: { phase: 'Suspended', startedAt: t(0), attempts: 2, nextRetryAt: t(125), message: 'not yet' },
+        },
+      },
+    );
+    const child = {
+      ...held,
+      metadata: { ...held.metadata, labels: { 'kruntimes.io/workflow-suspended': 'true' } },
+    };
+    const tree = buildTree(child, [], []);
+    expect(renderTree(tree, now)[1]).toBe('└─ work  Suspended  1m00s  attempt 2  retry in 1m05s  (not yet)');
+    expect(suspendedRuns(tree).map((r) => r.metadata.name)).toEqual(['held']);
+    expect(suspendedRuns(buildTree(held, [], []))).toEqual([]);
   });
   it('formats durations', () => {
     expect(duration(undefined, undefined, now)).toBe('-');

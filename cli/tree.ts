@@ -8,6 +8,7 @@ import {
   LABEL_JOB,
   LABEL_PARENT_UID,
   LABEL_STEP,
+  LABEL_SUSPENDED,
   LABEL_WORKFLOWRUN_UID,
 } from '../src/labels.js';
 
@@ -113,6 +114,10 @@ export function renderTree(tree: RunNode, now: Date): string[] {
         duration(js.startedAt, js.finishedAt, now),
         outputsText(js.outputs),
       ];
+      if (js.phase === 'Suspended') {
+        cells.push(`attempt ${js.attempts ?? 1}`);
+        if (js.nextRetryAt) cells.push(`retry in ${duration(now.toISOString(), js.nextRetryAt, now)}`);
+      }
       const why = js.message && js.phase !== 'Succeeded' ? `  (${js.message})` : '';
       lines.push(branch + cells.filter(Boolean).join('  ') + why);
       if (j.child) {
@@ -176,4 +181,15 @@ export function progressLine(j: JobNode): string {
   const running = phase === 'Running' ? j.steps.find((st) => st.phase === 'Running')?.name : undefined;
   const child = s.workflowRunName ?? j.child?.run.metadata.name;
   return `${phase}${running ? ` (step ${running})` : ''}${child ? ` -> ${child}` : ''}${s.message ? `: ${s.message}` : ''}`;
+}
+
+/** The runs of the tree that hold a suspended job of their own (they carry the suspended label). */
+export function suspendedRuns(tree: RunNode): WorkflowRun[] {
+  const out: WorkflowRun[] = [];
+  const walk = (node: RunNode) => {
+    if (node.run.metadata.labels?.[LABEL_SUSPENDED] === 'true') out.push(node.run);
+    for (const j of node.jobs) if (j.child) walk(j.child);
+  };
+  walk(tree);
+  return out;
 }

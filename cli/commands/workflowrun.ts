@@ -1,14 +1,14 @@
-// `krt workflowrun get|list|cancel|logs|watch` (alias `wfr`).
+// `krt workflowrun get|list|cancel|resume|logs|watch` (alias `wfr`).
 import type { Command } from 'commander';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { runEnded, workflowRunEnded } from '../../src/api/phases.js';
 import type { WorkflowRun } from '../../src/api/types.js';
-import { LABEL_WORKFLOW } from '../../src/labels.js';
+import { LABEL_SUSPENDED, LABEL_WORKFLOW } from '../../src/labels.js';
 import { crd } from '../../src/kube/client.js';
-import { connect, type Connection } from '../connect.js';
+import { connect, UsageError, type Connection } from '../connect.js';
 import { localDataDir, logFileOf, LinePrefixer, readFrom } from '../logsource.js';
 import { age, outputOption, printStructured, table, type Format } from '../output.js';
-import { duration, renderTree, stepsInOrder } from '../tree.js';
+import { duration, renderTree, stepsInOrder, suspendedRuns } from '../tree.js';
 import { listObjects, loadTree, mustGet } from './fetch.js';
 import { waitForRun } from './wait.js';
 
@@ -51,8 +51,9 @@ export function workflowRunCommands(program: Command, globals: Globals): void {
         w.status?.progress ?? '-',
         duration(w.status?.startedAt, w.status?.finishedAt, now),
         age(w.metadata.creationTimestamp, now),
+        w.status?.message ?? '',
       ]);
-      for (const line of table(['NAME', 'WORKFLOW', 'PHASE', 'PROGRESS', 'DURATION', 'AGE'], rows))
+      for (const line of table(['NAME', 'WORKFLOW', 'PHASE', 'PROGRESS', 'DURATION', 'AGE', 'MESSAGE'], rows))
         console.log(line);
     });
 
@@ -71,6 +72,30 @@ export function workflowRunCommands(program: Command, globals: Globals): void {
       if (opts.wait) process.exitCode = await waitForRun(c, name);
     });
 
+  wfr
+    .command('resume <name>')
+    .description(
+      'resume a suspended run: removes the suspended label from the run (the root or a child) that holds the suspended job',
+    )
+    .option('--wait', 'follow the run until it ends, as trigger --wait does')
+    .action(async (name: string, opts: { wait?: boolean }) => {
+      const c = connect(globals());
+      await mustGet<WorkflowRun>(c, 'workflowruns', name);
+      const held = suspendedRuns(await loadTree(c, name));
+      if (held.length === 0) throw new UsageError(`workflowrun ${name} has no suspended job`);
+      for (const r of held) {
+        await c.clients.custom.patchNamespacedCustomObject(
+          {
+            ...crd('workflowruns', c.namespace),
+            name: r.metadata.name ?? '',
+            body: { metadata: { labels: { [LABEL_SUSPENDED]: null } } },
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+        console.log(`workflowrun/${r.metadata.name} resumed`);
+      }
+      if (opts.wait) process.exitCode = await waitForRun(c, name);
+    });
   wfr
     .command('watch <name>')
     .description(

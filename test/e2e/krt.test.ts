@@ -95,7 +95,9 @@ describe('the samples', () => {
 
   it('workflowrun list shows root runs; --all adds the child runs', async () => {
     const l = await krt(c, 'wfr', 'list');
-    expect(l.stdout.split('\n')[0]).toMatch(/^NAME\s+WORKFLOW\s+PHASE\s+PROGRESS\s+DURATION\s+AGE$/);
+    expect(l.stdout.split('\n')[0]).toMatch(
+      /^NAME\s+WORKFLOW\s+PHASE\s+PROGRESS\s+DURATION\s+AGE\s+MESSAGE$/,
+    );
     expect(l.stdout).toMatch(new RegExp(`^${release}\\s+release\\s+Succeeded\\s+3/3`, 'm'));
     expect(l.stdout).not.toContain(`${release}-call-deploy`);
     expect((await krt(c, 'wfr', 'list', '--all')).stdout).toContain(`${release}-call-deploy-call-verify`);
