@@ -1,15 +1,12 @@
 // Restart safety: the controller SIGKILLed 20 times at random moments during a batch of nested
 // runs. Every run finishes with the right outputs and no child is made twice (deterministic names;
 // AlreadyExists with our owner means adopt).
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { controllerSees } from '../harness/caches.js';
+import { controllerPid, isLeader, startController } from '../harness/controller.js';
 import { kubectl } from '../harness/kubectl.js';
-import { repoRoot, stateDir } from '../harness/paths.js';
 import { processAlive } from '../harness/webhook.js';
 
 const KILLS = 20;
@@ -19,20 +16,6 @@ const inline = (run: string, extra: object = {}) => ({
   steps: [{ name: 'main', run }],
   ...extra,
 });
-
-async function isLeader(): Promise<number> {
-  const port = /CONTROLLER_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
-  const text = await fetch(`http://127.0.0.1:${port}/metrics`)
-    .then((r) => r.text())
-    .catch(() => '');
-  return Number(/^krt_controller_is_leader (\d)/m.exec(text)?.[1] ?? 0);
-}
-
-const controllerPid = () => Number(readFileSync(join(stateDir, 'pids', 'controller.pid'), 'utf8'));
-const startController = () =>
-  spawnSync('bash', ['-c', `. ${join(repoRoot, 'test/controlplane/lib.sh')} && start_controller`], {
-    stdio: 'ignore',
-  });
 
 let c: TestCluster;
 beforeAll(async () => {

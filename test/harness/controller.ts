@@ -1,0 +1,21 @@
+// The local controller process, for suites that kill and restart it.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot, stateDir } from './paths.js';
+
+/** 1 while the local controller leads (its own metric), 0 otherwise or when it does not answer. */
+export async function isLeader(): Promise<number> {
+  const port = /CONTROLLER_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`)
+    .then((r) => r.text())
+    .catch(() => '');
+  return Number(/^krt_controller_is_leader (\d)/m.exec(text)?.[1] ?? 0);
+}
+
+export const controllerPid = () => Number(readFileSync(join(stateDir, 'pids', 'controller.pid'), 'utf8'));
+
+export const startController = () =>
+  spawnSync('bash', ['-c', `. ${join(repoRoot, 'test/controlplane/lib.sh')} && start_controller`], {
+    stdio: 'ignore',
+  });
