@@ -1,8 +1,8 @@
 // The $KRT_CONTROL file (DESIGN.md §4; the second seed's workflow-control.yaml): `retryAfter`,
 // `suspend` and `message`, read after a step into Run.status.control.
-import { parse } from 'yaml';
 import type { RunStatus } from '../api/types.js';
 import { parseDuration } from './duration.js';
+import { parseYamlMap } from './yamlmap.js';
 
 export const MAX_CONTROL_FILE_BYTES = 32 * 1024;
 export type Control = NonNullable<RunStatus['control']>;
@@ -11,19 +11,11 @@ export type Control = NonNullable<RunStatus['control']>;
 export function parseControl(text: string): { control?: Control } | { error: string } {
   if (Buffer.byteLength(text) > MAX_CONTROL_FILE_BYTES)
     return { error: `$KRT_CONTROL is larger than ${MAX_CONTROL_FILE_BYTES} bytes` };
-  if (text.trim() === '') return {};
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch (e) {
-    return {
-      error: `$KRT_CONTROL is not YAML: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`,
-    };
-  }
-  if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) return { error: '$KRT_CONTROL must be a mapping' };
+  const read = parseYamlMap(text, '$KRT_CONTROL');
+  if ('error' in read) return read;
+  if (!read.map) return {};
   const control: Control = {};
-  for (const [k, v] of Object.entries(doc)) {
+  for (const [k, v] of Object.entries(read.map)) {
     if (k === 'suspend') {
       if (typeof v !== 'boolean') return { error: '$KRT_CONTROL suspend: must be true or false' };
       control.suspend = v;

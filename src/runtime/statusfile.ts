@@ -2,24 +2,16 @@
 // step writes; its `message` becomes the WorkflowRun's message, the other keys are kept in status.
 // Bounded like outputs: at most MAX_OUTPUTS keys of at most MAX_OUTPUT_VALUE_LENGTH characters;
 // values that are not strings are kept as their JSON text.
-import { parse } from 'yaml';
+import { parseYamlMap } from './yamlmap.js';
 import { MAX_OUTPUT_VALUE_LENGTH, MAX_OUTPUTS } from '../limits.js';
 
 export const MAX_STATUS_FILE_BYTES = 64 * 1024;
 
 export function parseStatusFile(text: string): { values?: Record<string, string> } | { error: string } {
-  if (text.trim() === '') return {};
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch (e) {
-    return {
-      error: `$KRT_STATUS is not YAML: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`,
-    };
-  }
-  if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) return { error: '$KRT_STATUS must be a mapping' };
-  const entries = Object.entries(doc as Record<string, unknown>);
+  const read = parseYamlMap(text, '$KRT_STATUS');
+  if ('error' in read) return read;
+  if (!read.map) return {};
+  const entries = Object.entries(read.map);
   if (entries.length > MAX_OUTPUTS)
     return { error: `$KRT_STATUS has ${entries.length} keys, more than ${MAX_OUTPUTS}` };
   const values: Record<string, string> = {};
