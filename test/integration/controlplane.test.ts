@@ -43,7 +43,7 @@ describe('local control plane', () => {
       body: wfr('columns'),
     });
     const table = kubectl('get', 'wfr', '-n', c.namespace);
-    expect(table.split('\n')[0]).toMatch(/^NAME\s+PHASE\s+JOBS\s+AGE$/);
+    expect(table.split('\n')[0]).toMatch(/^NAME\s+PHASE\s+JOBS\s+MESSAGE\s+AGE$/);
     expect(kubectl('get', 'wfr', 'columns', '-n', c.namespace, '-o', 'wide').split('\n')[0]).toMatch(
       /^NAME\s+PHASE\s+JOBS\s+SUCCEEDED\s+MESSAGE\s+AGE$/,
     );
