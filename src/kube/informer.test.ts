@@ -1,6 +1,12 @@
 import * as k8s from '@kubernetes/client-node';
 import { jest } from '@jest/globals';
-import { ResilientInformer, type KubeObject, type ListWatch } from './informer.js';
+import {
+  pagedList,
+  ResilientInformer,
+  withoutManagedFields,
+  type KubeObject,
+  type ListWatch,
+} from './informer.js';
 
 type Obj = KubeObject & {
   metadata: { name: string; namespace: string; resourceVersion: string; labels?: Record<string, string> };
@@ -171,5 +177,51 @@ describe('ResilientInformer list and watch', () => {
     expect(inf.healthy()).toBe(true);
     inf.stop();
     expect(inf.watchOpen).toBe(false);
+  });
+});
+
+describe('lists in pages, and keeps objects without managedFields', () => {
+  it('follows continue tokens until the last page and keeps its resourceVersion', async () => {
+    const asked: string[] = [];
+    const pages: Record<string, unknown> = {
+      '': { items: [obj('a', '1'), obj('b', '2')], metadata: { continue: 't1', resourceVersion: '5' } },
+      t1: { items: [obj('c', '3')], metadata: { continue: 't2', resourceVersion: '5' } },
+      t2: { items: [], metadata: { resourceVersion: '5' } },
+    };
+    const got = await pagedList<Obj>(
+      async (p) => {
+        asked.push(p);
+        return pages[new URL(p, 'http://x').searchParams.get('continue') ?? ''];
+      },
+      '/apis/g/v1/things',
+      'app',
+      2,
+    );
+    expect(got.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
+    expect(got.metadata.resourceVersion).toBe('5');
+    expect(asked).toEqual([
+      '/apis/g/v1/things?limit=2&labelSelector=app',
+      '/apis/g/v1/things?limit=2&labelSelector=app&continue=t1',
+      '/apis/g/v1/things?limit=2&labelSelector=app&continue=t2',
+    ]);
+  });
+
+  it('drops managedFields from what it caches, leaving the rest', async () => {
+    const big = {
+      metadata: { ...obj('a', '1').metadata, managedFields: [{ manager: 'kubectl' }] },
+      spec: { x: 1 },
+    };
+    expect(withoutManagedFields(big)).toEqual({ metadata: obj('a', '1').metadata, spec: { x: 1 } });
+    const lw: ListWatch<Obj> = {
+      list: async () => ({ items: [big as unknown as Obj], metadata: { resourceVersion: '1' } }),
+      watch: async () => ({ abort: () => undefined }),
+    };
+    const inf = new ResilientInformer<Obj>(new k8s.KubeConfig(), {
+      path: '/x',
+      listWatch: lw as ListWatch<never>,
+    });
+    await inf.start();
+    expect(inf.get('ns', 'a')).not.toHaveProperty('metadata.managedFields');
+    inf.stop();
   });
 });

@@ -26,6 +26,21 @@ export interface InformerOptions {
   indexLabels?: string[];
   /** How to list and watch; the API server of the KubeConfig unless given. */
   listWatch?: ListWatch<never>;
+  /**
+   * What is kept of each object. By default everything but `metadata.managedFields`, which no
+   * component reads and which is often the largest part of an object (controller-runtime's default
+   * transform drops it too).
+   */
+  transform?: (o: never) => unknown;
+}
+
+/** Drops metadata.managedFields: the field-manager bookkeeping of server-side apply. */
+export function withoutManagedFields<T extends KubeObject>(o: T): T {
+  const m = (o as { metadata?: { managedFields?: unknown } }).metadata;
+  if (!m || m.managedFields === undefined) return o;
+  const metadata = { ...m };
+  delete metadata.managedFields;
+  return { ...o, metadata } as T;
 }
 
 type Events<T> = { add: [T]; update: [T, T]; delete: [T]; synced: [] };
@@ -45,14 +60,39 @@ export interface ListWatch<T> {
   ): Promise<{ abort(): void }>;
 }
 
+type ListPage<T> = { items?: T[]; metadata?: { resourceVersion?: string; continue?: string } };
+
+/** Objects per page of a list: the API server answers a large collection in pieces, not at once. */
+export const LIST_PAGE_SIZE = 500;
+
+/**
+ * A whole collection read in pages (`limit`/`continue`), so neither the API server nor this process
+ * holds one huge response; the resourceVersion is the list's, from its last page.
+ */
+export async function pagedList<T>(
+  get: (pathAndQuery: string) => Promise<unknown>,
+  path: string,
+  labelSelector?: string,
+  limit = LIST_PAGE_SIZE,
+): Promise<{ items: T[]; metadata: { resourceVersion?: string } }> {
+  const items: T[] = [];
+  let token: string | undefined;
+  let resourceVersion: string | undefined;
+  do {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (labelSelector) q.set('labelSelector', labelSelector);
+    if (token) q.set('continue', token);
+    const page = (await get(`${path}?${q.toString()}`)) as ListPage<T>;
+    items.push(...(page.items ?? []));
+    resourceVersion = page.metadata?.resourceVersion;
+    token = page.metadata?.continue || undefined;
+  } while (token);
+  return { items, metadata: { resourceVersion } };
+}
+
 export function apiServerListWatch<T>(kc: k8s.KubeConfig): ListWatch<T> {
   return {
-    list: async (path, labelSelector) =>
-      (await rawJson(
-        kc,
-        'GET',
-        `${path}${labelSelector ? `?labelSelector=${encodeURIComponent(labelSelector)}` : ''}`,
-      )) as { items?: T[]; metadata?: { resourceVersion?: string } },
+    list: (path, labelSelector) => pagedList<T>((p) => rawJson(kc, 'GET', p), path, labelSelector),
     watch: (path, params, onEvent, onDone) => new k8s.Watch(kc).watch(path, params, onEvent, onDone),
   };
 }
@@ -71,7 +111,10 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   private failures = 0;
   private synced = false;
   private resyncTimer: NodeJS.Timeout | undefined;
-  private readonly opts: Required<Omit<InformerOptions, 'labelSelector' | 'indexLabels' | 'listWatch'>> & {
+  private readonly transform: (o: T) => T;
+  private readonly opts: Required<
+    Omit<InformerOptions, 'labelSelector' | 'indexLabels' | 'listWatch' | 'transform'>
+  > & {
     labelSelector?: string;
   };
   private readonly lw: ListWatch<T>;
@@ -87,6 +130,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     };
     for (const label of opts.indexLabels ?? []) this.byLabel.set(label, new Map());
     this.lw = (opts.listWatch as ListWatch<T> | undefined) ?? apiServerListWatch<T>(kc);
+    this.transform = (opts.transform as ((o: T) => T) | undefined) ?? withoutManagedFields;
   }
 
   /** Indexes one more label (informers are shared, and another user may need it), over what is cached too. */
@@ -267,7 +311,8 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     });
   }
 
-  private upsert(obj: T): void {
+  private upsert(received: T): void {
+    const obj = this.transform(received);
     const key = ResilientInformer.key(obj);
     const old = this.items.get(key);
     if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
