@@ -133,6 +133,20 @@ describe('ResilientInformer list and watch', () => {
     inf.stop();
   });
 
+  it('opens a quiet watch that client-node timed out again at once, without a list or a backoff', async () => {
+    const s = stub();
+    s.answer(listed('10'));
+    const inf = make(s);
+    await inf.start();
+    await settle();
+    for (let i = 0; i < 5; i++) {
+      s.end(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+      await settle();
+    }
+    expect(s.calls.map((c) => c.replace(/@\d+/, ''))).toEqual(['list', ...Array(6).fill('watch rv=10')]);
+    inf.stop();
+  });
+
   it('backs off with growing, jittered pauses after failures, and lists again after several', async () => {
     const s = stub();
     const fail = async () => {

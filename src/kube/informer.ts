@@ -34,6 +34,16 @@ export interface InformerOptions {
   transform?: (o: never) => unknown;
 }
 
+/**
+ * A watch that ends this way is not a failure: our own abort, or client-node's inactivity timeout
+ * (it aborts a watch that received nothing for 30 s, which a quiet collection does). The watch is
+ * opened again from the last resourceVersion at once: no backoff, no relist, no warning.
+ */
+function endsCleanly(err: unknown): boolean {
+  const name = (err as { name?: unknown } | null)?.name;
+  return name === 'AbortError' || name === 'TimeoutError';
+}
+
 /** Drops metadata.managedFields: the field-manager bookkeeping of server-side apply. */
 export function withoutManagedFields<T extends KubeObject>(o: T): T {
   const m = (o as { metadata?: { managedFields?: unknown } }).metadata;
@@ -297,8 +307,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
           (err: unknown) => {
             this.open = false;
             this.lastProgress = Date.now();
-            if (err && !gone && !(err instanceof Error && err.name === 'AbortError') && this.active)
-              reject(err);
+            if (err && !gone && !endsCleanly(err) && this.active) reject(err);
             else resolve(gone);
           },
         )
