@@ -18,37 +18,57 @@ function memoryStore(): LeaseStore & { lease?: Lease } {
   };
   return store;
 }
-const elector = (identity: string, store: LeaseStore) =>
-  new LeaderElector(new k8s.KubeConfig(), {
+/** An elector on its own monotonic clock, which the test moves. */
+function elector(identity: string, store: LeaseStore) {
+  let now = 0;
+  const e = new LeaderElector(new k8s.KubeConfig(), {
     namespace: 'ns',
     name: 'lease',
     identity,
     leaseDurationSeconds: 15,
     store,
+    monotonic: () => now,
   });
-const at = (s: number) => new Date(Date.UTC(2026, 11, 3, 10, 0, s));
+  /** One attempt at monotonic time `ms`, writing renewTime from `wall` (any clock, even a wrong one). */
+  return (ms: number, wall = new Date(Date.UTC(2026, 11, 3, 10, 0, 0) + ms)) => {
+    now = ms;
+    return e.tryAcquireOrRenew(wall);
+  };
+}
 
 describe('leader election on an injected clock', () => {
-  it('a follower takes the Lease only once it has expired, and counts the transition', async () => {
+  it('a follower takes the Lease only a whole lease duration after it last saw it change', async () => {
     const store = memoryStore();
     const a = elector('a', store);
     const b = elector('b', store);
-    expect(await a.tryAcquireOrRenew(at(0))).toBe(true);
-    expect(await b.tryAcquireOrRenew(at(1))).toBe(false);
-    expect(await a.tryAcquireOrRenew(at(2))).toBe(true);
-    // a renewed at 2 s and then died: the Lease counts until 17 s.
-    expect(await b.tryAcquireOrRenew(at(16))).toBe(false);
-    expect(await b.tryAcquireOrRenew(at(18))).toBe(true);
+    expect(await a(0)).toBe(true);
+    expect(await b(1000)).toBe(false);
+    expect(await a(2000)).toBe(true);
+    // b sees a's renewal at 3 s by its own clock; a then dies. The Lease counts until 18 s for b.
+    expect(await b(3000)).toBe(false);
+    expect(await b(17_999)).toBe(false);
+    expect(await b(18_000)).toBe(true);
     expect(store.lease?.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
-    expect(await a.tryAcquireOrRenew(at(19))).toBe(false);
+    expect(await a(19_000)).toBe(false);
+  });
+
+  it('does not trust the holder’s wall clock: a renewTime an hour behind is not an expired Lease', async () => {
+    const store = memoryStore();
+    const hourBehind = new Date(Date.UTC(2026, 11, 3, 9, 0, 0));
+    expect(await elector('a', store)(0, hourBehind)).toBe(true);
+    expect(await elector('b', store)(0)).toBe(false);
+  });
+
+  it('takes a Lease its holder released at once', async () => {
+    const store = memoryStore();
+    expect(await elector('a', store)(0)).toBe(true);
+    store.lease = { ...store.lease!, spec: { ...store.lease!.spec, holderIdentity: '' } };
+    expect(await elector('b', store)(1)).toBe(true);
   });
 
   it('of two candidates for a free Lease, exactly one wins', async () => {
     const store = memoryStore();
-    const results = await Promise.allSettled([
-      elector('a', store).tryAcquireOrRenew(at(0)),
-      elector('b', store).tryAcquireOrRenew(at(0)),
-    ]);
+    const results = await Promise.allSettled([elector('a', store)(0), elector('b', store)(0)]);
     expect(results.filter((r) => r.status === 'fulfilled' && r.value).length).toBe(1);
   });
 });

@@ -16,6 +16,8 @@ export interface LeaderOptions {
   onAttempt?: (result: 'held' | 'held-by-other' | 'error') => void;
   /** Reads and writes the Lease; the API server's by default, a stub in unit tests. */
   store?: LeaseStore;
+  /** A monotonic clock in ms (performance.now() by default); injected in unit tests. */
+  monotonic?: () => number;
 }
 
 /** The three calls election makes on its Lease. */
@@ -47,23 +49,30 @@ export function microTime(d: Date): string {
 export class LeaderElector {
   private leading = false;
   private stopped = false;
-  private readonly o: Required<Omit<LeaderOptions, 'onAttempt' | 'store'>> & Pick<LeaderOptions, 'onAttempt'>;
+  private readonly o: Required<Omit<LeaderOptions, 'onAttempt' | 'store' | 'monotonic'>> &
+    Pick<LeaderOptions, 'onAttempt'>;
   private readonly store: LeaseStore;
+  private readonly monotonic: () => number;
+  /** The Lease record as last seen, and when (on the monotonic clock) it was seen to change. */
+  private observed: { record: string; at: number } | undefined;
 
   constructor(kc: k8s.KubeConfig, opts: LeaderOptions) {
     this.o = { leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...opts };
+    this.monotonic = opts.monotonic ?? (() => performance.now());
+    // Each request is bounded by the renew deadline: a hung request must not outlive leadership.
+    const timeoutMs = this.o.renewDeadlineMs;
     const path = `/apis/coordination.k8s.io/v1/namespaces/${opts.namespace}/leases`;
     this.store = opts.store ?? {
       get: async () => {
         try {
-          return (await rawJson(kc, 'GET', `${path}/${opts.name}`)) as Lease;
+          return (await rawJson(kc, 'GET', `${path}/${opts.name}`, undefined, timeoutMs)) as Lease;
         } catch (e) {
           if (e instanceof HttpError && e.code === 404) return undefined;
           throw e;
         }
       },
-      create: async (lease) => void (await rawJson(kc, 'POST', path, lease)),
-      replace: async (lease) => void (await rawJson(kc, 'PUT', `${path}/${opts.name}`, lease)),
+      create: async (lease) => void (await rawJson(kc, 'POST', path, lease, timeoutMs)),
+      replace: async (lease) => void (await rawJson(kc, 'PUT', `${path}/${opts.name}`, lease, timeoutMs)),
     };
   }
 
@@ -89,9 +98,15 @@ export class LeaderElector {
       return true;
     }
     const holder = lease.spec.holderIdentity;
-    const renewed = Date.parse(lease.spec.renewTime ?? '') || 0;
+    // As client-go: expiry is measured on this process's monotonic clock from when it saw the
+    // record change, never by comparing the holder's renewTime with this machine's wall clock.
+    const record = JSON.stringify([holder, lease.spec.renewTime, lease.spec.leaseTransitions]);
+    const seenAt = this.monotonic();
+    if (this.observed?.record !== record) this.observed = { record, at: seenAt };
+    const released = !holder;
     const expired =
-      now.getTime() > renewed + (lease.spec.leaseDurationSeconds ?? this.o.leaseDurationSeconds) * 1000;
+      released ||
+      seenAt >= this.observed.at + (lease.spec.leaseDurationSeconds ?? this.o.leaseDurationSeconds) * 1000;
     if (holder && holder !== this.o.identity && !expired) return false;
     const takeover = holder !== this.o.identity;
     // The resourceVersion makes this a compare-and-swap: of two candidates, one gets a conflict.

@@ -40,10 +40,11 @@ export async function rawJson(
   method: string,
   path: string,
   body?: unknown,
+  timeoutMs = 30_000,
 ): Promise<unknown> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const opts: https.RequestOptions = { method, timeout: 30_000, headers: { accept: 'application/json' } };
+  const opts: https.RequestOptions = { method, timeout: timeoutMs, headers: { accept: 'application/json' } };
   await kc.applyToHTTPSOptions(opts);
   if (!cluster.proxyUrl) opts.agent = keepAlive(kc, opts);
   const payload = body === undefined ? undefined : JSON.stringify(body);

@@ -1,6 +1,7 @@
-// failurePolicy: Fail. With the webhook process stopped, nothing of ours can be created unchecked.
-import { crd } from '../../src/kube/client.js';
-import { rejection, testCluster, type TestCluster } from '../harness/cluster.js';
+// failurePolicy: Fail. With the webhook process stopped, nothing of ours can be created unchecked;
+// deletion, which the webhook only warns about, is not held up (failurePolicy: Ignore for DELETE).
+import { crd, statusCode } from '../../src/kube/client.js';
+import { eventually, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { processAlive, webhookControl, webhookEndpoint } from '../harness/webhook.js';
 
 let c: TestCluster;
@@ -37,4 +38,39 @@ it('refuses to create a WorkflowRun while the webhook is down, and stores nothin
   await expect(
     c.admin.custom.createNamespacedCustomObject({ ...crd('workflowruns', c.namespace), body }),
   ).resolves.toBeTruthy();
+});
+
+it('lets Workflows and a namespace holding them be deleted while the webhook is down', async () => {
+  const other = await testCluster('webhookdown-ns');
+  const wf = (name: string) => ({
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name },
+    spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } } },
+  });
+  for (const name of ['one', 'two'])
+    await other.admin.custom.createNamespacedCustomObject({
+      ...crd('workflows', other.namespace),
+      body: wf(name),
+    });
+  webhookControl('stop');
+  try {
+    await expect(
+      other.admin.custom.deleteNamespacedCustomObject({ ...crd('workflows', other.namespace), name: 'one' }),
+    ).resolves.toBeTruthy();
+    await other.admin.core.deleteNamespace({ name: other.namespace });
+    await eventually(
+      async () => {
+        const gone = await other.admin.core
+          .readNamespace({ name: other.namespace })
+          .then(() => false)
+          .catch((e: unknown) => statusCode(e) === 404);
+        return gone;
+      },
+      60_000,
+      'the namespace to be deleted with the webhook down',
+    );
+  } finally {
+    webhookControl('start');
+  }
 });
