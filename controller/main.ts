@@ -18,6 +18,8 @@ const { values: flags } = parseArgs({
     identity: { type: 'string', default: `${hostname()}_${process.pid}` },
     // Where runtimed agents hold their Leases (runtimed --lease-namespace).
     'agent-namespace': { type: 'string', default: 'kruntimes-system' },
+    // How long a finished root WorkflowRun is kept unless its spec.ttlSecondsAfterFinished says.
+    'ttl-seconds-after-finished': { type: 'string', default: String(7 * 24 * 60 * 60) },
   },
 });
 const leaseDuration = Number(flags['lease-duration']);
@@ -26,6 +28,7 @@ const manager = new Manager(loadKubeConfig(flags.kubeconfig), {
   workers: Number(flags.workers),
   metricsPort: Number(flags['metrics-port']),
   agentNamespace: flags['agent-namespace'] as string,
+  ttlSecondsAfterFinished: Number(flags['ttl-seconds-after-finished']),
   leader: flags['no-leader-elect']
     ? undefined
     : {

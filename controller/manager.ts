@@ -13,6 +13,7 @@ import { defineController, keyOf } from '../src/kube/controller/controller.js';
 import { ControllerManager } from '../src/kube/controller/manager.js';
 import type { LeaderOptions } from '../src/kube/leader.js';
 import { LABEL_AGENT, LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
+import { DEFAULT_TTL_SECONDS } from '../src/limits.js';
 import { AGENT_LEASE_NAMESPACE, agentFromLease, servedUntil, type LeaseLike } from '../src/runtime/agents.js';
 import { isClaimable } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';
@@ -28,6 +29,8 @@ export interface ManagerOptions {
   leader?: LeaderOptions;
   /** Where runtimed agents hold their Leases (default kruntimes-system). */
   agentNamespace?: string;
+  /** Seconds a finished root WorkflowRun is kept when its spec does not say (default 7 days). */
+  ttlSecondsAfterFinished?: number;
 }
 
 const API = '/apis/kruntimes.io/v1alpha1';
@@ -82,6 +85,7 @@ export class Manager {
       apps: apiClient(this.kc, k8s.AppsV1Api),
       events: eventRecorder(apiClient(this.kc, k8s.CoreV1Api), 'kruntimes-controller', this.writes),
       writes: this.writes,
+      defaultTtlSeconds: this.opts.ttlSecondsAfterFinished ?? DEFAULT_TTL_SECONDS,
       agents: {
         servedUntil: (runtime, namespace, now) =>
           servedUntil(

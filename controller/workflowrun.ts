@@ -37,6 +37,8 @@ export interface ReconcileDeps {
   events: EventRecorder;
   /** The live agents, from their Leases; without it every runtime counts as served. */
   agents?: { servedUntil(runtime: string, namespace: string, now: number): number | undefined };
+  /** Seconds a finished root run is kept unless its spec says otherwise; none when undefined. */
+  defaultTtlSeconds?: number;
   /** Counts API writes, for the benchmark's writes-per-step figure. */
   writes?: { inc(labels: { verb: string; resource: string }): void };
 }
@@ -68,6 +70,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
     agentsServe: deps.agents
       ? (runtime) => deps.agents?.servedUntil(runtime, namespace, Date.now())
       : undefined,
+    defaultTtlSeconds: deps.defaultTtlSeconds,
     now: new Date(),
   };
   // A refused create fails its job and the plan is made again, so its dependents are Skipped and
@@ -75,6 +78,10 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   let run = cached;
   let target = cached;
   let plan = planWorkflowRun({ ...observed, run });
+  if (plan.actions.some((a) => a.type === 'deleteWorkflowRun')) {
+    await deleteWorkflowRun(cached, deps);
+    return undefined;
+  }
   let transient: unknown;
   const applied = new Set<string>();
   for (;;) {
@@ -122,6 +129,8 @@ function actionId(a: Action): string {
       return `noagent/${a.run.metadata.name}`;
     case 'setSuspendedLabel':
       return `label/${a.value}`;
+    case 'deleteWorkflowRun':
+      return 'delete';
     default:
       return `${a.type}/${a.name}`;
   }
@@ -234,6 +243,8 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
     case 'setSuspendedLabel':
       await setSuspendedLabel(run, action.value, deps);
       return;
+    case 'deleteWorkflowRun':
+      return deleteWorkflowRun(run, deps);
     case 'cancelRun':
     case 'cancelChild':
       deps.writes?.inc({ verb: 'patch', resource: action.type === 'cancelRun' ? 'runs' : 'workflowruns' });
@@ -246,6 +257,21 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
       return;
+  }
+}
+
+/** A finished run past its retention: deleted, its Runs, children and snapshot by the garbage collector. */
+async function deleteWorkflowRun(run: WorkflowRun, deps: ReconcileDeps): Promise<void> {
+  deps.writes?.inc({ verb: 'delete', resource: 'workflowruns' });
+  try {
+    await deps.custom.deleteNamespacedCustomObject({
+      ...crd('workflowruns', run.metadata.namespace ?? ''),
+      name: run.metadata.name ?? '',
+      propagationPolicy: 'Background',
+    });
+    log.info({ run: `${run.metadata.namespace}/${run.metadata.name}` }, 'deleted after its retention');
+  } catch (e) {
+    if (statusCode(e) !== 404) throw e;
   }
 }
 

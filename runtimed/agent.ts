@@ -121,7 +121,14 @@ export class Agent {
     for (const inf of this.informers) {
       inf.on('add', (r) => this.consider(r));
       inf.on('update', (_old, r) => this.consider(r));
-      inf.on('delete', (r) => this.firstSeen.delete(key(r)));
+      inf.on('delete', (r) => {
+        this.firstSeen.delete(key(r));
+        // Its logs go with it; a Run still running here keeps them until it ends.
+        if (!this.active.has(key(r)))
+          void this.logs
+            .removeRun(r.metadata.namespace ?? '', r.metadata.uid ?? '')
+            .catch((e: unknown) => log.warn({ run: key(r), err: String(e) }, 'could not remove its logs'));
+      });
     }
     this.launcher = new Launcher();
     const orphans = await reapOrphans(this.workDir);

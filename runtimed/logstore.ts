@@ -2,7 +2,7 @@
 // retention period.
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runLogFile } from '../src/runtime/logpaths.js';
+import { runLogDir, runLogFile } from '../src/runtime/logpaths.js';
 import { log } from '../src/telemetry/log.js';
 
 export class LogStore {
@@ -16,6 +16,12 @@ export class LogStore {
   /** The file of one execution's log; the executor makes its folder. */
   fileFor(namespace: string, uid: string, attempt: number): string {
     return runLogFile(this.dataDir, namespace, uid, attempt);
+  }
+
+  /** A Run that is gone takes its logs with it (its WorkflowRun's retention ended, or it was deleted). */
+  async removeRun(namespace: string, uid: string): Promise<void> {
+    if (!namespace || !uid) return;
+    await rm(runLogDir(this.dataDir, namespace, uid), { recursive: true, force: true });
   }
 
   /** Removes every Run's log folder not written for longer than the retention period. */

@@ -36,6 +36,10 @@ export const MAX_OUTPUT_VALUE_LENGTH = 4 * 1024;
 export const MAX_DESCRIPTION_LENGTH = 1024;
 /** Run.status.logTail keeps the last 4 KiB of output (issue: runtimed). */
 export const MAX_LOG_TAIL_BYTES = 4 * 1024;
+/** A finished WorkflowRun is kept at most a year (spec.ttlSecondsAfterFinished). */
+export const MAX_TTL_SECONDS = 365 * 24 * 60 * 60;
+/** The controller's default retention of a finished root WorkflowRun: a week. */
+export const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 /** A Run may not ask for more than a day. */
 export const MAX_TIMEOUT_SECONDS = 24 * 60 * 60;
 

@@ -192,6 +192,10 @@ export const workflowRunSpecSchema: Schema = obj(
   {
     jobs: jobs('Jobs of the run; immutable after creation.'),
     cancelRequested: bool('Set to true to cancel the run; cannot be set back to false.'),
+    ttlSecondsAfterFinished: int(
+      'Seconds after the run ends before it is deleted with everything it made; without it the controller default applies (--ttl-seconds-after-finished, 7 days). Child runs go with their root.',
+      { minimum: 0, maximum: L.MAX_TTL_SECONDS },
+    ),
     // Declared only so that they reach admission and are refused with a clear message instead of
     // being pruned silently (DESIGN.md §6).
     uses: str('Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.'),

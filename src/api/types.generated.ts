@@ -267,6 +267,10 @@ export interface WorkflowRunSpec {
    */
   cancelRequested?: boolean;
   /**
+   * Seconds after the run ends before it is deleted with everything it made; without it the controller default applies (--ttl-seconds-after-finished, 7 days). Child runs go with their root.
+   */
+  ttlSecondsAfterFinished?: number;
+  /**
    * Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.
    */
   uses?: string;

@@ -45,6 +45,8 @@ export interface Observed {
    * undefined when none does. Without it, every runtime counts as served.
    */
   agentsServe?: (runtime: string) => number | undefined;
+  /** Seconds a finished root run is kept when its spec does not say (the controller's default). */
+  defaultTtlSeconds?: number;
   now: Date;
 }
 
@@ -57,7 +59,9 @@ export type Action =
   /** An unclaimed Run that no live agent can take says so: phase Pending, reason NoAgent. */
   | { type: 'markNoAgent'; run: Run; message: string }
   /** Adds or removes the kruntimes.io/workflow-suspended label; it comes before the status write. */
-  | { type: 'setSuspendedLabel'; value: boolean };
+  | { type: 'setSuspendedLabel'; value: boolean }
+  /** The run's time after it finished is up: it goes, with everything it made (garbage collector). */
+  | { type: 'deleteWorkflowRun' };
 
 export interface Plan {
   status: WorkflowRunStatus;
@@ -167,10 +171,28 @@ export function planWorkflowRun(o: Observed): Plan {
   );
   if (suspendedHere !== (run.metadata.labels?.[LABEL_SUSPENDED] === 'true'))
     actions.unshift({ type: 'setSuspendedLabel', value: suspendedHere });
+  const expiry = retentionEnds(o, status);
+  if (expiry !== undefined) {
+    if (o.now.getTime() >= expiry) actions.push({ type: 'deleteWorkflowRun' });
+    else timers.push(expiry - o.now.getTime());
+  }
   const plan: Plan = { status: stripUndefined(status), actions };
-  if (timers.length > 0 && !workflowRunEnded(status.phase))
-    plan.requeueAfter = Math.max(0, Math.min(...timers));
+  // A timer is a wake-up, not a promise: a long one is cut to a day and planned again then.
+  if (timers.length > 0) plan.requeueAfter = Math.min(Math.max(0, Math.min(...timers)), DAY_MS);
   return plan;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * When a finished root run is deleted: `finishedAt` plus its ttlSecondsAfterFinished or the
+ * controller's default. Child runs have none of their own: they go with their root.
+ */
+function retentionEnds(o: Observed, status: WorkflowRunStatus): number | undefined {
+  if (!workflowRunEnded(status.phase) || !status.finishedAt) return undefined;
+  if (o.run.metadata.ownerReferences?.some((r) => r.kind === 'WorkflowRun')) return undefined;
+  const ttl = o.run.spec.ttlSecondsAfterFinished ?? o.defaultTtlSeconds;
+  return ttl === undefined ? undefined : Date.parse(status.finishedAt) + ttl * 1000;
 }
 
 interface JobCtx {
