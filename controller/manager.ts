@@ -14,7 +14,12 @@ import { ControllerManager } from '../src/kube/controller/manager.js';
 import type { LeaderOptions } from '../src/kube/leader.js';
 import { LABEL_AGENT, LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { DEFAULT_TTL_SECONDS } from '../src/limits.js';
-import { AGENT_LEASE_NAMESPACE, agentFromLease, servedUntil, type LeaseLike } from '../src/runtime/agents.js';
+import {
+  AGENT_LEASE_NAMESPACE,
+  servedUntilByLeases,
+  servingChanged,
+  type LeaseLike,
+} from '../src/runtime/agents.js';
 import { isClaimable } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';
 import { opsServer } from '../src/telemetry/ops.js';
@@ -87,13 +92,7 @@ export class Manager {
       writes: this.writes,
       defaultTtlSeconds: this.opts.ttlSecondsAfterFinished ?? DEFAULT_TTL_SECONDS,
       agents: {
-        servedUntil: (runtime, namespace, now) =>
-          servedUntil(
-            agents.list().flatMap((l) => agentFromLease(l) ?? []),
-            runtime,
-            namespace,
-            now,
-          ),
+        servedUntil: (runtime, namespace, now) => servedUntilByLeases(agents.list(), runtime, namespace, now),
       },
     };
     const owned = [caches.runs, caches.workflowRuns, caches.snapshots].map((source) => ({
@@ -109,6 +108,8 @@ export class Manager {
         watches: [
           {
             source: agents,
+            // A renewal of a live agent changes nothing; expiries are caught by requeueAfter.
+            changed: (old, lease) => servingChanged(old, lease, Date.now()),
             map: () =>
               caches.runs
                 .list()

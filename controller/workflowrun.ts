@@ -87,6 +87,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   for (;;) {
     const refused: Record<string, string> = {};
     for (const action of plan.actions) {
+      if (action.type === 'deleteWorkflowRun') continue; // only a finished run is deleted: above
       const id = actionId(action);
       if (applied.has(id)) continue;
       applied.add(id);
@@ -117,7 +118,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   return plan.requeueAfter;
 }
 
-function actionId(a: Action): string {
+function actionId(a: Exclude<Action, { type: 'deleteWorkflowRun' }>): string {
   switch (a.type) {
     case 'createSnapshot':
       return `snapshot/${a.name}`;
@@ -129,8 +130,6 @@ function actionId(a: Action): string {
       return `noagent/${a.run.metadata.name}`;
     case 'setSuspendedLabel':
       return `label/${a.value}`;
-    case 'deleteWorkflowRun':
-      return 'delete';
     default:
       return `${a.type}/${a.name}`;
   }
@@ -199,7 +198,12 @@ function announce(run: WorkflowRun, status: NonNullable<WorkflowRun['status']>, 
     );
 }
 
-async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Promise<void> {
+/** The actions applied in plan order; the label and the deletion are ordered by the reconcile itself. */
+async function apply(
+  action: Exclude<Action, { type: 'setSuspendedLabel' | 'deleteWorkflowRun' }>,
+  run: WorkflowRun,
+  deps: ReconcileDeps,
+): Promise<void> {
   const namespace = run.metadata.namespace ?? '';
   switch (action.type) {
     case 'createSnapshot':
@@ -240,11 +244,6 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       );
     case 'markNoAgent':
       return markNoAgent(action.run, action.message, deps);
-    case 'setSuspendedLabel':
-      await setSuspendedLabel(run, action.value, deps);
-      return;
-    case 'deleteWorkflowRun':
-      return deleteWorkflowRun(run, deps);
     case 'cancelRun':
     case 'cancelChild':
       deps.writes?.inc({ verb: 'patch', resource: action.type === 'cancelRun' ? 'runs' : 'workflowruns' });

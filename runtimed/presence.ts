@@ -41,24 +41,38 @@ export class Presence {
     );
   }
 
+  /** The Lease as last written (its resourceVersion), so a renewal is one request, not a read and a write. */
+  private last: { metadata?: object; spec?: object } | undefined;
+
   private async renew(): Promise<void> {
     const now = new Date();
     const want = agentLease(this.opts, now);
     const name = want.metadata.name;
-    try {
-      const have = (await rawJson(this.kc, 'GET', `${this.path}/${name}`).catch((e: unknown) => {
-        if (e instanceof HttpError && e.code === 404) return undefined;
-        throw e;
-      })) as { metadata?: object; spec?: object } | undefined;
+    const write = (have: { metadata?: object; spec?: object } | undefined) => {
       const body = {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { ...have?.metadata, ...want.metadata, namespace: this.opts.namespace },
         spec: { ...have?.spec, ...want.spec, renewTime: microTime(now) },
       };
-      if (have) await rawJson(this.kc, 'PUT', `${this.path}/${name}`, body);
-      else await rawJson(this.kc, 'POST', this.path, body);
+      return have
+        ? rawJson(this.kc, 'PUT', `${this.path}/${name}`, body)
+        : rawJson(this.kc, 'POST', this.path, body);
+    };
+    try {
+      try {
+        this.last = (await write(this.last)) as typeof this.last;
+      } catch (e) {
+        // It exists already (a restarted agent's create), changed, or went meanwhile: read, write again.
+        if (!(e instanceof HttpError && (e.code === 404 || e.code === 409))) throw e;
+        const have = (await rawJson(this.kc, 'GET', `${this.path}/${name}`).catch((err: unknown) => {
+          if (err instanceof HttpError && err.code === 404) return undefined;
+          throw err;
+        })) as typeof this.last;
+        this.last = (await write(have)) as typeof this.last;
+      }
     } catch (e) {
+      this.last = undefined;
       // The next renewal tries again; a Lease left to expire only makes this agent look absent.
       log.warn(
         { err: String(e), lease: `${this.opts.namespace}/${name}` },

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import type { Workflow } from '../src/api/types.js';
 import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
 import { LABEL_AGENT } from '../src/labels.js';
-import { AGENT_LEASE_NAMESPACE, agentFromLease, servedUntil, type LeaseLike } from '../src/runtime/agents.js';
+import { AGENT_LEASE_NAMESPACE, servedUntilByLeases, type LeaseLike } from '../src/runtime/agents.js';
 import { loadKubeConfig } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
 import { DEFAULT_RUN_CREATORS } from '../src/validate/index.js';
@@ -51,13 +51,7 @@ const app = createApp({
     inNamespace: (ns) => workflows.namespaceMap(ns),
   },
   serves: (runtime, namespace) =>
-    !agents.hasSynced() ||
-    servedUntil(
-      agents.list().flatMap((l) => agentFromLease(l) ?? []),
-      runtime,
-      namespace,
-      Date.now(),
-    ) !== undefined,
+    !agents.hasSynced() || servedUntilByLeases(agents.list(), runtime, namespace, Date.now()) !== undefined,
   runCreators: {
     users: list(flags['run-creator-users'], DEFAULT_RUN_CREATORS.users),
     groups: list(flags['run-creator-groups'], DEFAULT_RUN_CREATORS.groups),

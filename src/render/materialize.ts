@@ -4,8 +4,8 @@
 // controller when a call job becomes runnable.
 import type { JobSpec, Workflow } from '../api/types.js';
 import { ExprError, renderPartial } from '../expr/index.js';
-import { fieldError, type FieldError } from '../fielderror.js';
-import { inputErrors, valueMatchesType } from '../validate/call.js';
+import type { FieldError } from '../fielderror.js';
+import { inputErrors, inputTypeErrors } from '../validate/call.js';
 import { frozenOutputContract } from '../limits.js';
 
 export interface Materialized {
@@ -20,18 +20,11 @@ export function resolveInputs(
   given: Record<string, string>,
   field: string,
 ): { values: Record<string, string> } | { errors: FieldError[] } {
-  const errors = inputErrors(Object.keys(given), template, field);
+  const errors = [
+    ...inputErrors(Object.keys(given), template, field),
+    ...inputTypeErrors(given, template, field),
+  ];
   const declared = template.spec.inputs ?? {};
-  for (const [k, v] of Object.entries(given).sort(([a], [b]) => a.localeCompare(b))) {
-    const type = declared[k]?.type;
-    if (declared[k] && !valueMatchesType(v, type))
-      errors.push(
-        fieldError(
-          `${field}.${k}`,
-          `"${v}" is not a ${type} (input "${k}" of workflow "${template.metadata.name}")`,
-        ),
-      );
-  }
   if (errors.length > 0) return { errors };
   const values: Record<string, string> = {};
   for (const [k, spec] of Object.entries(declared)) {

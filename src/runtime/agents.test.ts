@@ -1,4 +1,6 @@
 import {
+  servedUntilByLeases,
+  servingChanged,
   agentFromLease,
   agentLease,
   agentLeaseName,
@@ -69,5 +71,17 @@ describe('agents from their Leases', () => {
     expect(servedUntil(agents, 'ruby', 'a', T0)).toBeUndefined();
     expect(servedUntil([], 'bash', 'a', T0)).toBeUndefined();
     expect(noAgentMessage('python', 'x')).toBe('no runtimed serves runtime "python" in namespace "x"');
+  });
+
+  it('reads who serves what straight from Leases, and tells a renewal from a change that matters', () => {
+    const lease = (runtimes: string[], at: number) =>
+      agentLease({ identity: 'n', runtimes, namespaces: [], durationSeconds: 15 }, new Date(at));
+    expect(servedUntilByLeases([lease(['bash'], T0), { metadata: { name: 'other' } }], 'bash', 'x', T0)).toBe(
+      T0 + 15_000,
+    );
+    expect(servingChanged(lease(['bash'], T0), lease(['bash'], T0 + 5000), T0 + 5000)).toBe(false);
+    expect(servingChanged(lease(['bash'], T0), lease(['bash', 'py'], T0 + 5000), T0 + 5000)).toBe(true);
+    // An expired agent that renews again is back: that matters.
+    expect(servingChanged(lease(['bash'], T0), lease(['bash'], T0 + 60_000), T0 + 60_000)).toBe(true);
   });
 });

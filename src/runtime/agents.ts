@@ -107,6 +107,36 @@ export function servedUntil(
   return until;
 }
 
+/** The same, read straight from the Leases an informer holds (the webhook's and the controller's). */
+export function servedUntilByLeases(
+  leases: readonly LeaseLike[],
+  runtime: string,
+  namespace: string,
+  now: number,
+): number | undefined {
+  return servedUntil(
+    leases.flatMap((l) => agentFromLease(l) ?? []),
+    runtime,
+    namespace,
+    now,
+  );
+}
+
+/**
+ * Whether a change of an agent's Lease changes who serves what: its runtimes, its namespaces or
+ * whether it is live. A plain renewal of a live agent (every few seconds) changes nothing.
+ */
+export function servingChanged(old: LeaseLike, lease: LeaseLike, now: number): boolean {
+  const a = agentFromLease(old);
+  const b = agentFromLease(lease);
+  if (!a || !b) return a !== b;
+  return (
+    a.runtimes.join() !== b.runtimes.join() ||
+    a.namespaces.join() !== b.namespaces.join() ||
+    isLive(a, now) !== isLive(b, now)
+  );
+}
+
 export const NO_AGENT = 'NoAgent';
 
 export function noAgentMessage(runtime: string, namespace: string): string {

@@ -11,17 +11,33 @@ export function callInputErrors(
   field: string,
   callee: Workflow,
 ): FieldError[] {
-  const errors = inputErrors(Object.keys(job.with ?? {}), callee, `${field}.with`, 'workflow');
-  const declared = callee.spec?.inputs ?? {};
-  for (const [k, v] of Object.entries(job.with ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+  // A string with expressions is known only when the call runs; the controller checks it then.
+  const literal = Object.fromEntries(
+    Object.entries(job.with ?? {}).filter(
+      (e): e is [string, Scalar] => isScalar(e[1]) && !(typeof e[1] === 'string' && hasExpressions(e[1])),
+    ),
+  );
+  return [
+    ...inputErrors(Object.keys(job.with ?? {}), callee, `${field}.with`, 'workflow'),
+    ...inputTypeErrors(literal, callee, `${field}.with`),
+  ];
+}
+
+/** Given values against the declared input types (undeclared names are inputErrors' to report). */
+export function inputTypeErrors(
+  given: Record<string, Scalar>,
+  template: Workflow,
+  field: string,
+): FieldError[] {
+  const declared = template.spec?.inputs ?? {};
+  const errors: FieldError[] = [];
+  for (const [k, v] of Object.entries(given).sort(([a], [b]) => a.localeCompare(b))) {
     const type = declared[k]?.type ?? 'string';
-    // A string with expressions is known only when the call runs; the controller checks it then.
-    if (!declared[k] || !isScalar(v) || (typeof v === 'string' && hasExpressions(v))) continue;
-    if (!valueMatchesType(String(v), type))
+    if (declared[k] && !valueMatchesType(String(v), type))
       errors.push(
         fieldError(
-          `${field}.with.${k}`,
-          `${JSON.stringify(v)} is not a ${type} (input "${k}" of workflow "${callee.metadata?.name ?? ''}")`,
+          `${field}.${k}`,
+          `${typeof v === 'string' ? `"${v}"` : String(v)} is not a ${type} (input "${k}" of workflow "${template.metadata?.name ?? ''}")`,
         ),
       );
   }

@@ -29,6 +29,15 @@ export function materializedSizeError(wf: Workflow): FieldError | null {
   const inputs = Object.fromEntries(
     Object.entries(wf.spec.inputs ?? {}).map(([k, i]) => [k, i.default ?? '']),
   );
+  const metadata = 4 * MAX_OBJECT_NAME_LENGTH + 512;
+  // Rendering only replaces placeholders with defaults (quoted with doubled quotes at worst, and JSON
+  // escapes a character in at most 6 bytes), so a template that fits with every placeholder at its
+  // largest needs no rendering: most do.
+  const text = JSON.stringify(wf.spec);
+  const placeholders = text.split('${{').length - 1;
+  const longest = Math.max(0, ...Object.values(inputs).map((v) => Buffer.byteLength(v)));
+  if (Buffer.byteLength(text) + placeholders * (12 * longest + 16) + metadata <= MAX_ADMITTED_OBJECT_BYTES)
+    return null;
   let child;
   try {
     child = materialize(wf, inputs);
@@ -36,7 +45,6 @@ export function materializedSizeError(wf: Workflow): FieldError | null {
     if (e instanceof ExprError) return null;
     throw e;
   }
-  const metadata = 4 * MAX_OBJECT_NAME_LENGTH + 512;
   const bytes =
     jsonBytes({ metadata: { annotations: child.annotations }, spec: { jobs: child.jobs } }) + metadata;
   return bytes > MAX_ADMITTED_OBJECT_BYTES

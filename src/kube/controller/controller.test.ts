@@ -49,7 +49,13 @@ describe('the controller runtime', () => {
         name: 't',
         for: own,
         owns: [{ source: children, kind: 'Parent' }],
-        watches: [{ source: other, map: (o) => [`ns/for-${o.metadata?.name}`] }],
+        watches: [
+          {
+            source: other,
+            map: (o) => [`ns/for-${o.metadata?.name}`],
+            changed: (old: KubeObject, o: KubeObject) => old.metadata?.name !== o.metadata?.name,
+          },
+        ],
         reconcile: async (key) => void seen.push(key),
         workers: 1,
       }),
@@ -62,7 +68,12 @@ describe('the controller runtime', () => {
     children.add(obj('not-controller', { kind: 'Parent', name: 'q', controller: false }));
     other.add(obj('z'));
     await settle();
-    expect(seen).toEqual(['ns/a', 'ns/p', 'ns/for-z']);
+    // An update the predicate calls no change is not queued; one it calls a change is.
+    other.emit('update', obj('z'), obj('z'));
+    await settle();
+    other.emit('update', obj('y'), obj('w'));
+    await settle();
+    expect(seen).toEqual(['ns/a', 'ns/p', 'ns/for-z', 'ns/for-w']);
     expect(ownerKeys(obj('c', { kind: 'Parent', name: 'p' }), 'Parent')).toEqual(['ns/p']);
     await c.stop();
   });

@@ -44,8 +44,15 @@ export interface ControllerSpec<T extends KubeObject = KubeObject> {
   for: Source<T>;
   /** Objects whose controller owner reference of this kind names the key (`Owns`). */
   owns?: { source: Source<OwnerReferenced>; kind: string }[];
-  /** Other objects, mapped to the keys they concern (`Watches`). */
-  watches?: { source: Source; map: (o: KubeObject) => string[] }[];
+  /**
+   * Other objects, mapped to the keys they concern (`Watches`); an update passes only when
+   * `changed` says it matters (controller-runtime's predicates).
+   */
+  watches?: {
+    source: Source;
+    map: (o: KubeObject) => string[];
+    changed?: (old: never, o: never) => boolean;
+  }[];
   reconcile: (key: string) => Promise<Result | void>;
   workers?: number;
 }
@@ -87,9 +94,15 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   /** Hooks the event handlers (events queue keys from now on, even before workers run). */
   watch(): void {
-    const hook = <O extends KubeObject>(source: Source<O>, keys: (o: O) => string[]) => {
+    const hook = <O extends KubeObject>(
+      source: Source<O>,
+      keys: (o: O) => string[],
+      changed: (old: O, o: O) => boolean = () => true,
+    ) => {
       const each: Handler<O> = (o) => keys(o).forEach((k) => this.queue.add(k));
-      const update = (_old: O, o: O) => each(o);
+      const update = (old: O, o: O) => {
+        if (changed(old, o)) each(o);
+      };
       source.on('add', each);
       source.on('update', update);
       source.on('delete', each);
@@ -101,7 +114,8 @@ export class Controller<T extends KubeObject = KubeObject> {
     };
     hook(this.spec.for, (o) => [keyOf(o)]);
     for (const { source, kind } of this.spec.owns ?? []) hook(source, (o) => ownerKeys(o, kind));
-    for (const { source, map } of this.spec.watches ?? []) hook(source, map);
+    for (const { source, map, changed } of this.spec.watches ?? [])
+      hook(source, map, changed as ((old: KubeObject, o: KubeObject) => boolean) | undefined);
   }
 
   /** Starts the workers, after queueing every object of `for` once. */
