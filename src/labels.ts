@@ -15,3 +15,15 @@ export const ANNOTATION_AGENT_RUNTIMES = 'kruntimes.io/runtimes';
 export const ANNOTATION_AGENT_NAMESPACES = 'kruntimes.io/namespaces';
 /** On a WorkflowRun one of whose jobs is suspended (second seed); removing it resumes the job. */
 export const LABEL_SUSPENDED = 'kruntimes.io/workflow-suspended';
+/** On a resource of a Promise's API: set to "true" to run its configure workflow again. */
+export const LABEL_MANUAL_RECONCILIATION = 'kruntimes.io/manual-reconciliation';
+/** On what a Promise makes (its CRD, pipeline WorkflowRuns, Works): the Promise's name. */
+export const LABEL_PROMISE = 'kruntimes.io/promise';
+/** On a pipeline WorkflowRun and a Work: the resource they were made for. */
+export const LABEL_RESOURCE_UID = 'kruntimes.io/resource-uid';
+/** On a pipeline WorkflowRun and a Work: the pipeline's name. */
+export const LABEL_PIPELINE = 'kruntimes.io/pipeline';
+/** On a pipeline WorkflowRun: the hash of the resource spec and the Promise it ran for. */
+export const LABEL_WORKFLOW_HASH = 'kruntimes.io/workflow-hash';
+/** On a pipeline WorkflowRun: which start of the resource's configure workflow it belongs to. */
+export const LABEL_WORKFLOW_ROUND = 'kruntimes.io/workflow-round';

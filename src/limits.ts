@@ -40,6 +40,17 @@ export const MAX_LOG_TAIL_BYTES = 4 * 1024;
 export const MAX_TTL_SECONDS = 365 * 24 * 60 * 60;
 /** The controller's default retention of a finished root WorkflowRun: a week. */
 export const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
+/**
+ * Files a pipeline's steps read ($KRT_INPUT) or write ($KRT_OUTPUT_DIR, which become a Work): at
+ * most this many files of at most this many bytes in all, per set. Both sets travel in a Run, which
+ * must fit MAX_ADMITTED_OBJECT_BYTES with its script.
+ */
+export const MAX_FILES = 200;
+export const MAX_FILES_BYTES = 256 * 1024;
+/** Kratix's default reconciliation interval: a resource's configure workflow runs again after 10h. */
+export const DEFAULT_RECONCILE_INTERVAL = '10h';
+/** A Promise's configure workflow may hold at most this many pipelines (they run one by one). */
+export const MAX_PIPELINES = 10;
 /** A Run may not ask for more than a day. */
 export const MAX_TIMEOUT_SECONDS = 24 * 60 * 60;
 

@@ -3,6 +3,7 @@ import * as L from '../limits.js';
 import { WORKFLOW_NAME_PATTERN } from './patterns.js';
 import type { Schema } from './schema-helpers.js';
 import * as S from './schema.js';
+import * as PS from './promise-schema.js';
 
 export const GROUP = 'kruntimes.io';
 export const VERSION = 'v1alpha1';
@@ -22,6 +23,7 @@ export interface KindInfo {
   singular: string;
   shortNames: string[];
   categories: string[];
+  scope?: 'Namespaced' | 'Cluster';
   schema: Schema;
   columns: PrinterColumn[];
 }
@@ -91,6 +93,58 @@ export const KINDS: KindInfo[] = [
       age,
     ],
   },
+  {
+    kind: 'Promise',
+    plural: 'promises',
+    singular: 'promise',
+    shortNames: ['promise'],
+    categories: ['kruntimes'],
+    scope: 'Cluster',
+    schema: S.rootSchema(
+      'A resource API and the workflows that run for each of its resources (configure, delete).',
+      PS.promiseSpecSchema,
+      PS.promiseStatusSchema,
+    ),
+    columns: [
+      { name: 'Kind', type: 'string', jsonPath: '.status.api.kind' },
+      { name: 'Group', type: 'string', jsonPath: '.status.api.group', priority: 1 },
+      {
+        name: 'Configured',
+        type: 'string',
+        jsonPath: '.status.summary',
+        description: 'Configured / all resources',
+      },
+      {
+        name: 'Available',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Available")].status',
+      },
+      { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
+      age,
+    ],
+  },
+  {
+    kind: 'Work',
+    plural: 'works',
+    singular: 'work',
+    shortNames: [],
+    categories: ['kruntimes'],
+    schema: S.rootSchema(
+      "The objects one pipeline of a resource's workflow wrote, applied by the controller.",
+      PS.workSpecSchema,
+      PS.workStatusSchema,
+    ),
+    columns: [
+      { name: 'Pipeline', type: 'string', jsonPath: '.spec.pipeline' },
+      {
+        name: 'Applied',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Applied")].status',
+      },
+      { name: 'Message', type: 'string', jsonPath: '.status.message' },
+      age,
+    ],
+  },
 ];
 
 export function crdFor(k: KindInfo): Record<string, unknown> {
@@ -108,7 +162,7 @@ export function crdFor(k: KindInfo): Record<string, unknown> {
         shortNames: k.shortNames,
         categories: k.categories,
       },
-      scope: 'Namespaced',
+      scope: k.scope ?? 'Namespaced',
       versions: [
         {
           name: VERSION,

@@ -21,3 +21,10 @@ export function matches(pattern: string, value: string): boolean {
   if (!re) compiled.set(pattern, (re = new RegExp(pattern)));
   return re.test(value);
 }
+/**
+ * A file under $KRT_INPUT or $KRT_OUTPUT_DIR: relative, segments that never start with "." (so no
+ * "..", no hidden files), at most 4 deep.
+ */
+export const FILE_PATH_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*){0,3}$';
+/** Pipeline names are DNS-1123 labels: they are label values and part of WorkflowRun names. */
+export const PIPELINE_NAME_PATTERN = WORKFLOW_NAME_PATTERN;

@@ -12,6 +12,19 @@ const expressionValue = (description: string): Schema =>
 
 const time = (description: string): Schema => str(description, { format: 'date-time' });
 
+/** Files by relative path (DESIGN.md §4: $KRT_INPUT, $KRT_OUTPUT_DIR); bounded in count and bytes. */
+const files = (description: string): Schema =>
+  mapOf(
+    `${description} Keys are relative paths; at most ${L.MAX_FILES} files of ${L.MAX_FILES_BYTES} bytes in all.`,
+    str('The content of the file.', { maxLength: L.MAX_FILES_BYTES }),
+    {
+      maxProperties: L.MAX_FILES,
+      'x-kubernetes-validations': [
+        keysMatch(P.FILE_PATH_PATTERN, 'file paths must match ' + P.FILE_PATH_PATTERN),
+      ],
+    },
+  );
+
 export const conditionSchema: Schema = obj(
   'A condition in the Kubernetes convention (metav1.Condition).',
   {
@@ -136,6 +149,9 @@ const jobs = (description: string): Schema =>
     ],
   });
 
+/** The jobs of a Promise's Pipeline: those of a WorkflowRun. */
+export const pipelineJobsSchema: Schema = jobs('Jobs of the pipeline.');
+
 export const workflowSpecSchema: Schema = obj(
   'A reusable Workflow template: inputs, jobs and the outputs it exposes to callers.',
   {
@@ -191,6 +207,9 @@ export const workflowRunSpecSchema: Schema = obj(
   'One execution: inline jobs only. A template is started with `krt workflow trigger`.',
   {
     jobs: jobs('Jobs of the run; immutable after creation.'),
+    inputFiles: files(
+      'Files every step finds under $KRT_INPUT, such as the resource of a Promise pipeline as object.yaml.',
+    ),
     cancelRequested: bool('Set to true to cancel the run; cannot be set back to false.'),
     ttlSecondsAfterFinished: int(
       'Seconds after the run ends before it is deleted with everything it made; without it the controller default applies (--ttl-seconds-after-finished, 7 days). Child runs go with their root.',
@@ -295,6 +314,10 @@ export const runSpecSchema: Schema = obj(
       maximum: L.MAX_TIMEOUT_SECONDS,
     }),
     cancelRequested: bool('Set to true to stop the script; cannot be set back to false.'),
+    inputFiles: files('Files the script finds under $KRT_INPUT.'),
+    outputFiles: files(
+      'Files the script finds in $KRT_OUTPUT_DIR: what earlier steps of its run wrote there.',
+    ),
   },
   {
     required: ['runtime', 'script'],
@@ -332,6 +355,7 @@ export const runStatusSchema: Schema = obj(
       message: str('Why.', { maxLength: 32768 }),
     }),
     stepStatus: stepStatusValues('What the script wrote to $KRT_STATUS (status.yaml).'),
+    outputFiles: files('The files in $KRT_OUTPUT_DIR when the script ended (Kubernetes manifests).'),
   },
   {
     // One stable terminal phase: an agent that finishes late cannot overwrite a cancellation or a
@@ -345,7 +369,7 @@ export const runStatusSchema: Schema = obj(
   },
 );
 
-/** The root of a namespaced custom resource with spec and status. */
+/** The root of a custom resource with spec and status. */
 export function rootSchema(
   description: string,
   spec: Schema,

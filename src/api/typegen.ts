@@ -2,6 +2,7 @@
 // title on each named part so the generator emits `JobSpec`, `StepSpec`, ... instead of inline types.
 import type { Schema } from './schema-helpers.js';
 import * as S from './schema.js';
+import * as PS from './promise-schema.js';
 
 const NAMED: [Schema, string][] = [
   [S.stepSchema, 'StepSpec'],
@@ -14,6 +15,15 @@ const NAMED: [Schema, string][] = [
   [S.workflowRunStatusSchema, 'WorkflowRunStatus'],
   [S.runSpecSchema, 'RunSpec'],
   [S.runStatusSchema, 'RunStatus'],
+  [PS.pipelineSchema, 'Pipeline'],
+  [PS.promiseSpecSchema, 'PromiseSpec'],
+  [PS.promiseStatusSchema, 'PromiseStatus'],
+  [PS.workSpecSchema, 'WorkSpec'],
+  [PS.workStatusSchema, 'WorkStatus'],
+  [PS.appliedObjectSchema, 'AppliedObject'],
+  [PS.pipelineStatusSchema, 'PipelineStatus'],
+  [PS.resourceWorkflowsSchema, 'ResourceWorkflows'],
+  [PS.resourceStatusSchema, 'ResourceStatus'],
 ];
 
 function titled(schema: Schema, titles: Map<Schema, string>, top = false): Record<string, unknown> {

@@ -11,6 +11,15 @@ export interface KruntimesApi {
   WorkflowRunStatus?: WorkflowRunStatus;
   RunSpec?: RunSpec;
   RunStatus?: RunStatus;
+  Pipeline?: Pipeline;
+  PromiseSpec?: PromiseSpec;
+  PromiseStatus?: PromiseStatus;
+  WorkSpec?: WorkSpec;
+  WorkStatus?: WorkStatus;
+  AppliedObject?: AppliedObject;
+  PipelineStatus?: PipelineStatus;
+  ResourceWorkflows?: ResourceWorkflows;
+  ResourceStatus?: ResourceStatus;
 }
 /**
  * One step of an inline job: a script run by the job runtime.
@@ -263,6 +272,15 @@ export interface WorkflowRunSpec {
     [k: string]: JobSpec;
   };
   /**
+   * Files every step finds under $KRT_INPUT, such as the resource of a Promise pipeline as object.yaml. Keys are relative paths; at most 200 files of 262144 bytes in all.
+   */
+  inputFiles?: {
+    /**
+     * The content of the file.
+     */
+    [k: string]: string;
+  };
+  /**
    * Set to true to cancel the run; cannot be set back to false.
    */
   cancelRequested?: boolean;
@@ -384,6 +402,24 @@ export interface RunSpec {
    * Set to true to stop the script; cannot be set back to false.
    */
   cancelRequested?: boolean;
+  /**
+   * Files the script finds under $KRT_INPUT. Keys are relative paths; at most 200 files of 262144 bytes in all.
+   */
+  inputFiles?: {
+    /**
+     * The content of the file.
+     */
+    [k: string]: string;
+  };
+  /**
+   * Files the script finds in $KRT_OUTPUT_DIR: what earlier steps of its run wrote there. Keys are relative paths; at most 200 files of 262144 bytes in all.
+   */
+  outputFiles?: {
+    /**
+     * The content of the file.
+     */
+    [k: string]: string;
+  };
 }
 /**
  * Observed state of the Run.
@@ -464,4 +500,290 @@ export interface RunStatus {
      */
     [k: string]: string;
   };
+  /**
+   * The files in $KRT_OUTPUT_DIR when the script ended (Kubernetes manifests). Keys are relative paths; at most 200 files of 262144 bytes in all.
+   */
+  outputFiles?: {
+    /**
+     * The content of the file.
+     */
+    [k: string]: string;
+  };
+}
+/**
+ * A Pipeline: inline jobs run as one WorkflowRun owned by the resource (steps of a job run in order, like Kratix containers).
+ */
+export interface Pipeline {
+  /**
+   * kruntimes.io/v1alpha1.
+   */
+  apiVersion?: 'kruntimes.io/v1alpha1';
+  /**
+   * Pipeline.
+   */
+  kind: 'Pipeline';
+  /**
+   * Names the pipeline.
+   */
+  metadata: {
+    /**
+     * Name of the pipeline, unique in its workflow; a DNS-1123 label.
+     */
+    name: string;
+  };
+  /**
+   * What the pipeline runs.
+   */
+  spec: {
+    /**
+     * Jobs of the pipeline.
+     */
+    jobs: {
+      [k: string]: JobSpec;
+    };
+  };
+}
+/**
+ * A resource API (spec.api) and the workflows that run for each of its resources.
+ */
+export interface PromiseSpec {
+  /**
+   * The CustomResourceDefinition (apiextensions.k8s.io/v1) of the resource API; the controller installs it with the status fields and printer columns the workflows need.
+   */
+  api: {
+    [k: string]: unknown;
+  };
+  /**
+   * How often each resource's configure workflow runs again to correct drift, such as 10h (the controller default, --reconcile-interval, is 10h).
+   */
+  reconcileInterval?: string;
+  /**
+   * Workflows of the resources.
+   */
+  workflows?: {
+    /**
+     * Lifecycle workflows of each resource.
+     */
+    resource?: {
+      /**
+       * Pipelines run one after another when a resource is created, updated or reconciled, or the Promise changes.
+       *
+       * @maxItems 10
+       */
+      configure?: Pipeline[];
+      /**
+       * At most one pipeline, run when a resource is deleted.
+       *
+       * @maxItems 1
+       */
+      delete?: Pipeline[];
+    };
+  };
+}
+/**
+ * Observed state of the Promise.
+ */
+export interface PromiseStatus {
+  /**
+   * The .metadata.generation last reconciled.
+   */
+  observedGeneration?: number;
+  /**
+   * Observations of the object, in the Kubernetes convention.
+   *
+   * @maxItems 16
+   */
+  conditions?: Condition[];
+  /**
+   * The resource API the Promise serves.
+   */
+  api?: {
+    /**
+     * API group.
+     */
+    group?: string;
+    /**
+     * Served storage version.
+     */
+    version?: string;
+    /**
+     * Kind.
+     */
+    kind?: string;
+    /**
+     * Plural resource name.
+     */
+    plural?: string;
+  };
+  /**
+   * Resources of the API.
+   */
+  resources?: number;
+  /**
+   * Resources whose configure workflow last succeeded for their current spec.
+   */
+  configured?: number;
+  /**
+   * Configured resources out of all, as configured/total.
+   */
+  summary?: string;
+  /**
+   * Why the Promise is in its state.
+   */
+  message?: string;
+}
+/**
+ * The Kubernetes objects one pipeline wrote to $KRT_OUTPUT_DIR, applied to the cluster by the controller (server-side apply, field manager kruntimes).
+ */
+export interface WorkSpec {
+  /**
+   * The pipeline that wrote them.
+   */
+  pipeline: string;
+  /**
+   * The pipeline WorkflowRun they came from.
+   */
+  workflowRunName?: string;
+  /**
+   * The objects, in the order of their files.
+   *
+   * @maxItems 1000
+   *
+   * Items: A Kubernetes object.
+   */
+  objects?: {
+    [k: string]: unknown;
+  }[];
+}
+/**
+ * What the controller applied.
+ */
+export interface WorkStatus {
+  /**
+   * The .metadata.generation last applied.
+   */
+  observedGeneration?: number;
+  /**
+   * Observations of the object, in the Kubernetes convention.
+   *
+   * @maxItems 16
+   */
+  conditions?: Condition[];
+  /**
+   * Objects applied from the current spec, pruned when a newer spec drops them.
+   *
+   * @maxItems 1000
+   */
+  applied?: AppliedObject[];
+  /**
+   * Why the Work is in its state.
+   */
+  message?: string;
+}
+/**
+ * One object a Work applied.
+ */
+export interface AppliedObject {
+  /**
+   * API version.
+   */
+  apiVersion?: string;
+  /**
+   * Kind.
+   */
+  kind?: string;
+  /**
+   * Namespace, empty for a cluster-scoped object.
+   */
+  namespace?: string;
+  /**
+   * Name.
+   */
+  name?: string;
+}
+/**
+ * One pipeline of the current configure workflow.
+ */
+export interface PipelineStatus {
+  /**
+   * Pipeline name.
+   */
+  name?: string;
+  /**
+   * Pending, Running, Succeeded, Failed, Suspended or Cancelled.
+   */
+  phase?: string;
+  /**
+   * Its WorkflowRun.
+   */
+  workflowRunName?: string;
+  /**
+   * Executions of its suspended or retried job so far.
+   */
+  attempts?: number;
+  /**
+   * When a pipeline that wrote retryAfter runs again.
+   */
+  nextRetryAt?: string;
+  /**
+   * Why the pipeline is in its phase (a suspension message, a failure).
+   */
+  message?: string;
+}
+/**
+ * The configure workflow of this resource.
+ */
+export interface ResourceWorkflows {
+  /**
+   * Hash of the resource spec and the Promise pipelines the workflow ran for.
+   */
+  hash?: string;
+  /**
+   * How many times the workflow was started.
+   */
+  round?: number;
+  /**
+   * Running, Succeeded, Failed or Suspended.
+   */
+  phase?: string;
+  /**
+   * When the current round started.
+   */
+  startedAt?: string;
+  /**
+   * When the current round ended.
+   */
+  completedAt?: string;
+  /**
+   * The pipelines of the current round, in order.
+   *
+   * @maxItems 10
+   */
+  pipelines?: PipelineStatus[];
+}
+/**
+ * Set by kruntimes: the configure workflow, its conditions and what status.yaml said.
+ */
+export interface ResourceStatus {
+  /**
+   * What kruntimes ran for this resource.
+   */
+  kruntimes?: {
+    workflows?: ResourceWorkflows;
+  };
+  /**
+   * The message a pipeline wrote to status.yaml, or why the workflow is in its state.
+   */
+  message?: string;
+  /**
+   * Observations of the object, in the Kubernetes convention.
+   *
+   * @maxItems 16
+   */
+  conditions?: Condition[];
+  /**
+   * The .metadata.generation the last workflow ran for.
+   */
+  observedGeneration?: number;
+  [k: string]: unknown;
 }

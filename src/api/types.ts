@@ -14,6 +14,15 @@ export type {
   WorkflowRunStatus,
   RunSpec,
   RunStatus,
+  Pipeline,
+  PromiseSpec,
+  PromiseStatus,
+  WorkSpec,
+  WorkStatus,
+  AppliedObject,
+  PipelineStatus,
+  ResourceWorkflows,
+  ResourceStatus,
 } from './types.generated.js';
 
 export type ObjectMeta = V1ObjectMeta;
@@ -29,3 +38,14 @@ interface Resource<K extends string, Spec, Status> {
 export type Workflow = Resource<'Workflow', G.WorkflowSpec, G.WorkflowStatus>;
 export type WorkflowRun = Resource<'WorkflowRun', G.WorkflowRunSpec, G.WorkflowRunStatus>;
 export type Run = Resource<'Run', G.RunSpec, G.RunStatus>;
+export type PromiseObject = Resource<'Promise', G.PromiseSpec, G.PromiseStatus>;
+export type Work = Resource<'Work', G.WorkSpec, G.WorkStatus>;
+
+/** A resource of a Promise's API: any kind, with the status kruntimes writes. */
+export interface ResourceObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: Record<string, unknown>;
+  status?: G.ResourceStatus;
+}

@@ -11,9 +11,11 @@ export interface Contexts {
   inputs?: Record<string, Value>;
   jobs?: Record<string, { outputs?: Record<string, Value> }>;
   steps?: Record<string, { outputs?: Record<string, Value> }>;
+  /** The resource a Promise pipeline runs for (DESIGN.md §4), rendered when its run is made. */
+  resource?: Value;
 }
 
-export const CONTEXT_NAMES = ['inputs', 'jobs', 'steps'] as const;
+export const CONTEXT_NAMES = ['inputs', 'jobs', 'steps', 'resource'] as const;
 export type ContextName = (typeof CONTEXT_NAMES)[number];
 
 export function evaluate(expr: Expr, contexts: Contexts, source: string): Value {

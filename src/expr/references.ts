@@ -18,7 +18,9 @@ export interface RawReference {
 export type Reference =
   | { kind: 'input'; name: string }
   | { kind: 'jobOutput'; job: string; output: string }
-  | { kind: 'stepOutput'; step: string; output: string };
+  | { kind: 'stepOutput'; step: string; output: string }
+  /** `resource.spec.size`: a path into the resource a Promise pipeline runs for. */
+  | { kind: 'resource'; path: string[] };
 
 /** Every reference chain in the expression, outermost first, left to right. */
 export function referencesOf(expr: Expr): RawReference[] {
@@ -90,13 +92,17 @@ function staticChain(
 
 /**
  * The meaning of a reference chain, or the reason it is not one of the allowed forms
- * `inputs.<name>`, `jobs.<job>.outputs.<name>`, `steps.<step>.outputs.<name>`.
+ * `inputs.<name>`, `jobs.<job>.outputs.<name>`, `steps.<step>.outputs.<name>`, `resource.<path>`.
  */
 export function classifyReference(ref: RawReference): Reference | string {
   const [a, b, c] = ref.path;
   if (!(CONTEXT_NAMES as readonly string[]).includes(ref.context))
     return `unknown context "${ref.context}" (expected ${CONTEXT_NAMES.join(', ')})`;
   if (ref.dynamic) return `"${ref.text}": a reference must name its ${ref.context} with literals`;
+  if (ref.context === 'resource') {
+    if (ref.path.length >= 1) return { kind: 'resource', path: ref.path };
+    return `"${ref.text}": expected resource.<field>, such as resource.spec.size`;
+  }
   if (ref.context === 'inputs') {
     if (ref.path.length === 1) return { kind: 'input', name: a as string };
     return `"${ref.text}": expected inputs.<name>`;

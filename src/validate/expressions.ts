@@ -15,7 +15,14 @@ export interface ExpressionScope {
   allJobs: Record<string, JobSpec>;
   /** The job this value belongs to, for messages. */
   job?: string;
+  /**
+   * In a Promise pipeline, the resource API's openAPIV3Schema (paths are checked against it where
+   * it declares them); elsewhere absent, and `resource` cannot be read.
+   */
+  resource?: { schema?: unknown };
 }
+
+const NO_RESOURCE = 'resource is only readable in the pipelines of a Promise';
 
 export interface ExpressionFindings {
   errors: FieldError[];
@@ -57,6 +64,9 @@ function referenceProblem(
         return `"${text}": job "${ref.job}" declares no output "${ref.output}"`;
       return null;
     }
+    case 'resource':
+      if (!scope.resource) return `"resource.${ref.path.join('.')}" cannot be used here: ${NO_RESOURCE}`;
+      return resourcePathProblem(ref.path, scope.resource.schema);
     case 'stepOutput': {
       const text = `steps.${ref.step}.outputs.${ref.output}`;
       if (!Array.isArray(scope.steps))
@@ -75,4 +85,34 @@ export function scriptInjectionWarnings(inputsRead: string[], field: string): st
     (name) =>
       `${field}: \${{ inputs.${name} }} is placed directly in a script (shell injection risk); pass it through env and use "$VAR" instead`,
   );
+}
+
+/**
+ * A path the resource cannot have: one that leaves what its schema declares. Where the schema keeps
+ * unknown fields or says nothing, any path is accepted (it is checked when the run is made).
+ */
+export function resourcePathProblem(path: string[], schema: unknown): string | null {
+  const [top] = path;
+  if (!['apiVersion', 'kind', 'metadata', 'spec', 'status'].includes(top ?? ''))
+    return `"resource.${path.join('.')}": a resource has apiVersion, kind, metadata, spec and status`;
+  let node = schema as SchemaNode | undefined;
+  for (let i = 0; i < path.length; i++) {
+    if (!node || node['x-kubernetes-preserve-unknown-fields'] || node.additionalProperties) return null;
+    if (node.type === 'array') return null;
+    const props = node.properties;
+    if (!props) return null;
+    const key = path[i] as string;
+    if (i === 0 && (key === 'metadata' || key === 'apiVersion' || key === 'kind')) return null;
+    if (!(key in props))
+      return `"resource.${path.join('.')}": the resource schema declares no field "${path.slice(0, i + 1).join('.')}"`;
+    node = props[key];
+  }
+  return null;
+}
+
+interface SchemaNode {
+  type?: string;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: unknown;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
 }

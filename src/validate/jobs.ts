@@ -14,6 +14,8 @@ export interface JobsContext {
   /** Declared inputs (Workflow), or why inputs cannot be read (WorkflowRun). */
   inputs: Set<string> | { unavailable: string };
   base?: string;
+  /** In a Promise pipeline: `resource` is readable, checked against this schema. */
+  resource?: { schema?: unknown };
 }
 
 export interface JobsFindings {
@@ -69,21 +71,22 @@ export function validateJobs(jobs: Record<string, JobSpec>, ctx: JobsContext): J
   out.errors.push(...graphErrors);
   // Reference checks need an acyclic graph to know what is upstream.
   if (graphErrors.length > 0) return out;
-  for (const name of names) checkJobExpressions(name, jobs, ctx.inputs, `${base}.${name}`, out);
+  for (const name of names) checkJobExpressions(name, jobs, ctx, `${base}.${name}`, out);
   return out;
 }
 
 function checkJobExpressions(
   name: string,
   jobs: Record<string, JobSpec>,
-  inputs: JobsContext['inputs'],
+  ctx: JobsContext,
   field: string,
   out: JobsFindings,
 ): void {
   const job = jobs[name] as JobSpec;
   const upstream = (target: string) => isUpstream(jobs, name, target);
   const scope = (steps: ExpressionScope['steps']): ExpressionScope => ({
-    inputs,
+    inputs: ctx.inputs,
+    ...(ctx.resource ? { resource: ctx.resource } : {}),
     jobs: upstream,
     steps,
     allJobs: jobs,

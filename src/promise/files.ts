@@ -1,0 +1,68 @@
+// The files of a pipeline (DESIGN.md §4): $KRT_INPUT holds the resource as object.yaml and what
+// earlier pipelines wrote under <pipeline>/; $KRT_OUTPUT_DIR starts with what earlier steps of the
+// same run wrote. Each step's Run carries them, so steps on different agents see the same files.
+import { stringify } from 'yaml';
+import type { JobSpec, Run, WorkflowRun } from '../api/types.js';
+import { topologicalOrder, upstreamJobs } from '../graph/jobs.js';
+import { MAX_FILES, MAX_FILES_BYTES } from '../limits.js';
+
+export type Files = Record<string, string>;
+
+export function filesBytes(files: Files): number {
+  let n = 0;
+  for (const [k, v] of Object.entries(files)) n += Buffer.byteLength(k) + Buffer.byteLength(v);
+  return n;
+}
+
+/** Null when a set of files fits the bounds, else the reason. */
+export function filesBoundError(files: Files, what: string): string | null {
+  const count = Object.keys(files).length;
+  if (count > MAX_FILES) return `${what} holds ${count} files, more than ${MAX_FILES}`;
+  const bytes = filesBytes(files);
+  return bytes > MAX_FILES_BYTES
+    ? `${what} holds ${bytes} bytes, more than the limit of ${MAX_FILES_BYTES}`
+    : null;
+}
+
+/** The resource as a step reads it: no managedFields, no status (that is what the workflow writes). */
+export function objectYaml(
+  resource: { metadata?: Record<string, unknown> } & Record<string, unknown>,
+): string {
+  const { status: _status, ...rest } = resource;
+  const { managedFields: _m, ...metadata } = (resource.metadata ?? {}) as Record<string, unknown>;
+  return stringify({ ...rest, metadata }, { lineWidth: 0 });
+}
+
+type RunsByName = (name: string) => Run | undefined;
+
+/** The files a job's final Run left in $KRT_OUTPUT_DIR (its last step's, which began with the rest). */
+function jobFiles(run: WorkflowRun, job: string, runs: RunsByName): Files {
+  const steps = run.status?.jobs?.[job]?.steps ?? [];
+  const last = steps[steps.length - 1];
+  return (last?.runName && runs(last.runName)?.status?.outputFiles) || {};
+}
+
+/**
+ * What $KRT_OUTPUT_DIR starts with for a step: the files of the step before it in its job, or for a
+ * job's first step, of every job upstream of it (in topological order, a later job's file winning).
+ */
+export function seedFiles(
+  run: WorkflowRun,
+  jobs: Record<string, JobSpec>,
+  job: string,
+  previousStepRun: Run | undefined,
+  runs: RunsByName,
+): Files {
+  if (previousStepRun) return previousStepRun.status?.outputFiles ?? {};
+  const upstream = upstreamJobs(jobs, job);
+  const out: Files = {};
+  for (const j of topologicalOrder(jobs)) if (upstream.has(j)) Object.assign(out, jobFiles(run, j, runs));
+  return out;
+}
+
+/** Everything a finished pipeline run wrote: every job's files, in topological order. */
+export function workflowRunFiles(run: WorkflowRun, jobs: Record<string, JobSpec>, runs: RunsByName): Files {
+  const out: Files = {};
+  for (const j of topologicalOrder(jobs)) Object.assign(out, jobFiles(run, j, runs));
+  return out;
+}
