@@ -8,9 +8,11 @@ describe('generated API files', () => {
     const files = await generatedFiles();
     expect(Object.keys(files).sort()).toEqual([
       'config/crd/kustomization.yaml',
+      'config/crd/promises.yaml',
       'config/crd/runs.yaml',
       'config/crd/workflowruns.yaml',
       'config/crd/workflows.yaml',
+      'config/crd/works.yaml',
       'src/api/types.generated.ts',
     ]);
     for (const [path, text] of Object.entries(files)) {

@@ -24,6 +24,6 @@ describe('API schemas', () => {
     expect(wfr?.columns.map((c) => c.jsonPath)).toEqual(
       expect.arrayContaining(['.status.phase', '.status.progress', '.metadata.creationTimestamp']),
     );
-    expect(KINDS.map((k) => k.shortNames[0])).toEqual(['wf', 'wfr', 'krun']);
+    expect(KINDS.map((k) => k.shortNames[0])).toEqual(['wf', 'wfr', 'krun', 'promise', undefined]);
   });
 });

@@ -69,7 +69,10 @@ describe('renderTemplate', () => {
     ['${{ jobs.build.outputs.nope }}', 'jobs.build.outputs.nope is not defined at position 4'],
     ['${{ jobs.empty.outputs.x }}', 'jobs.empty.outputs is not defined at position 4'],
     ['${{ jobs.nope.outputs.x }}', 'jobs.nope is not defined at position 4'],
-    ['${{ secrets.token }}', 'unknown context "secrets" (expected inputs, jobs, steps) at position 4'],
+    [
+      '${{ secrets.token }}',
+      'unknown context "secrets" (expected inputs, jobs, steps, resource) at position 4',
+    ],
     ['${{ inputs.environment.x }}', 'cannot read "x" of string "staging" at position 4'],
     ['${{ nope(1) }}', 'unknown function "nope" at position 4'],
     ['${{ contains(1) }}', 'contains() takes 2 arguments, got 1 at position 4'],

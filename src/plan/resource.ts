@@ -96,6 +96,20 @@ export function planResourceWorkflow(o: ResourceObserved): ResourcePlan {
       : pipelines.map((p) => p.metadata.name);
   const before = new Map((fresh ? [] : (recorded.pipelines ?? [])).map((p) => [p.name ?? '', p]));
   let entries = names.map((n) => entryOf(n, runOf.get(n), before.get(n)));
+  // Each pipeline that succeeded in this round has its Work: what it wrote, applied by the controller.
+  const works: ResourceAction[] = [];
+  for (const [i, e] of entries.entries()) {
+    const run = runOf.get(e.name ?? '');
+    if (e.phase !== 'Succeeded' || !run) continue;
+    const work = workFor(resource, promise, e.name ?? '', run, o.filesOf(run));
+    if ('error' in work) {
+      entries[i] = { ...e, phase: 'Failed', message: work.error };
+      continue;
+    }
+    const existing = o.works.find((w) => w.metadata.name === work.metadata.name);
+    if (!existing || !deepEqual(existing.spec, work.spec)) works.push({ type: 'writeWork', work });
+  }
+
   let state = stateOf(round, entries);
 
   const interval = intervalMs(promise, o.defaultInterval);
@@ -150,20 +164,7 @@ export function planResourceWorkflow(o: ResourceObserved): ResourcePlan {
       actions.push({ type: 'resumeRun', name: run.metadata.name ?? '' });
   } else if (labelled) setLabels[LABEL_SUSPENDED] = null;
   if (Object.keys(setLabels).length > 0) actions.unshift({ type: 'setLabels', labels: setLabels });
-
-  // Each pipeline that succeeded in this round has its Work: what it wrote, applied by the controller.
-  for (const [i, e] of entries.entries()) {
-    const run = runOf.get(e.name ?? '');
-    if (e.phase !== 'Succeeded' || !run || workflows.round !== round) continue;
-    const work = workFor(resource, promise, e.name ?? '', run, o.filesOf(run));
-    if ('error' in work) {
-      entries[i] = { ...e, phase: 'Failed', message: work.error };
-      state = 'failed';
-      continue;
-    }
-    const existing = o.works.find((w) => w.metadata.name === work.metadata.name);
-    if (!existing || !deepEqual(existing.spec, work.spec)) actions.push({ type: 'writeWork', work });
-  }
+  actions.push(...works);
 
   workflows.phase = phaseText(state);
   workflows.pipelines = entries;
@@ -274,8 +275,7 @@ function workFor(
   files: Files,
 ): Work | { error: string } {
   const parsed = parseManifests(files);
-  if ('error' in parsed)
-    return { error: `pipeline "${pipeline}" wrote an invalid document: ${parsed.error}` };
+  if ('error' in parsed) return { error: `it wrote an invalid document: ${parsed.error}` };
   return {
     apiVersion: API_VERSION,
     kind: 'Work',

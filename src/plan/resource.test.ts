@@ -1,0 +1,348 @@
+import { describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
+import type { Pipeline, PromiseObject, ResourceObject, WorkflowRun } from '../api/types.js';
+import {
+  LABEL_MANUAL_RECONCILIATION,
+  LABEL_PIPELINE,
+  LABEL_SUSPENDED,
+  LABEL_WORKFLOW_HASH,
+  LABEL_WORKFLOW_ROUND,
+} from '../labels.js';
+import type { Files } from '../promise/files.js';
+import { workflowHash } from '../promise/pipeline.js';
+import { planResourceWorkflow, type ResourceAction, type ResourceObserved } from './resource.js';
+
+const pipeline = (name: string, run = 'echo hi'): Pipeline => ({
+  apiVersion: 'kruntimes.io/v1alpha1',
+  kind: 'Pipeline',
+  metadata: { name },
+  spec: { jobs: { main: { 'runs-on': 'bash', steps: [{ name: 'go', run }] } } },
+});
+
+const promise = (extra: Partial<PromiseObject['spec']> = {}): PromiseObject => ({
+  apiVersion: 'kruntimes.io/v1alpha1',
+  kind: 'Promise',
+  metadata: { name: 'db' },
+  spec: {
+    api: { kind: 'CustomResourceDefinition' },
+    workflows: { resource: { configure: [pipeline('a', 'echo ${{ resource.spec.size }}'), pipeline('b')] } },
+    ...extra,
+  },
+});
+
+const resource = (over: Partial<ResourceObject> = {}): ResourceObject => ({
+  apiVersion: 'test.kruntimes.dev/v1',
+  kind: 'Database',
+  metadata: { name: 'orders', namespace: 'team', uid: 'u-1', generation: 1, ...over.metadata },
+  spec: { size: 'small' },
+  ...(over.status ? { status: over.status } : {}),
+});
+
+const T0 = new Date('2026-01-01T00:00:00Z');
+const later = (ms: number) => new Date(T0.getTime() + ms);
+
+function observe(o: Partial<ResourceObserved> = {}): ResourceObserved {
+  return {
+    resource: resource(),
+    promise: promise(),
+    runs: [],
+    works: [],
+    filesOf: () => ({}),
+    now: T0,
+    ...o,
+  };
+}
+
+const creates = (actions: ResourceAction[]) =>
+  actions.filter((a): a is Extract<ResourceAction, { type: 'createRun' }> => a.type === 'createRun');
+
+/** The run the plan created, as the API server would return it later with `phase`. */
+function ran(
+  run: WorkflowRun,
+  phase: string,
+  extra: Partial<NonNullable<WorkflowRun['status']>> = {},
+): WorkflowRun {
+  return {
+    ...run,
+    metadata: { ...run.metadata, creationTimestamp: T0 as never },
+    status: { phase: phase as never, ...extra },
+  };
+}
+
+/** Applies a plan's status and labels to the resource, as the controller does. */
+function applied(r: ResourceObject, plan: ReturnType<typeof planResourceWorkflow>): ResourceObject {
+  const labels = { ...(r.metadata.labels ?? {}) };
+  for (const a of plan.actions)
+    if (a.type === 'setLabels')
+      for (const [k, v] of Object.entries(a.labels)) {
+        if (v === null) delete labels[k];
+        else labels[k] = v;
+      }
+  return { ...r, metadata: { ...r.metadata, labels }, status: plan.status };
+}
+
+describe('planResourceWorkflow', () => {
+  it('a new resource starts round 1 with the first pipeline only, the resource as data and its generation', () => {
+    const plan = planResourceWorkflow(observe());
+    const [c, ...rest] = creates(plan.actions);
+    expect(rest).toHaveLength(0);
+    expect(c?.pipeline).toBe('a');
+    const run = c?.run as WorkflowRun;
+    expect(run.metadata.labels?.[LABEL_WORKFLOW_ROUND]).toBe('1');
+    expect(run.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'Database',
+      uid: 'u-1',
+      controller: true,
+    });
+    const step = run.spec.jobs.main?.steps?.[0];
+    expect(step?.run).toBe('echo small');
+    expect(step?.env?.KRT_OBSERVED_GENERATION).toBe('1');
+    expect(parse(run.spec.inputFiles?.['object.yaml'] ?? '')).toMatchObject({ spec: { size: 'small' } });
+    expect(plan.status.kruntimes?.workflows).toMatchObject({
+      round: 1,
+      phase: 'Running',
+      pipelines: [
+        { name: 'a', phase: 'Running' },
+        { name: 'b', phase: 'Pending' },
+      ],
+    });
+    expect(plan.status.conditions?.find((x) => x.type === 'ConfigureWorkflowCompleted')?.reason).toBe(
+      'PipelinesInProgress',
+    );
+    expect(plan.actions).toContainEqual(
+      expect.objectContaining({ type: 'event', reason: 'PipelineStarted' }),
+    );
+  });
+
+  it('a resource value holding ${{ }} stays data in the rendered run', () => {
+    const r = resource();
+    r.spec = { size: '${{ jobs.x.outputs.y }}' };
+    const run = creates(planResourceWorkflow(observe({ resource: r })).actions)[0]?.run;
+    expect(run?.spec.jobs.main?.steps?.[0]?.run).toBe("echo ${{ '${{ jobs.x.outputs.y }}' }}");
+  });
+
+  it('runs pipelines one after another; the next reads what the earlier wrote; then succeeds with Works', () => {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Succeeded', {
+      message: 'from status.yaml',
+      stepStatus: { url: 'x' },
+    });
+    const files: Files = { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n' };
+    const p2 = planResourceWorkflow(
+      observe({ resource: r, runs: [a], filesOf: (w) => (w === a ? files : {}) }),
+    );
+    const b = creates(p2.actions)[0]?.run as WorkflowRun;
+    expect(b.metadata.labels?.[LABEL_PIPELINE]).toBe('b');
+    expect(b.spec.inputFiles?.['a/cm.yaml']).toBe(files['cm.yaml']);
+    const work = p2.actions.find((x) => x.type === 'writeWork');
+    expect(work).toMatchObject({ work: { spec: { pipeline: 'a', objects: [{ kind: 'ConfigMap' }] } } });
+    r = applied(r, p2);
+    const p3 = planResourceWorkflow(
+      observe({
+        resource: r,
+        runs: [a, ran(b, 'Succeeded')],
+        filesOf: (w) => (w === a ? files : {}),
+        now: later(1000),
+      }),
+    );
+    expect(creates(p3.actions)).toHaveLength(0);
+    expect(p3.status.kruntimes?.workflows?.phase).toBe('Succeeded');
+    expect(p3.status.message).toBe('from status.yaml');
+    expect((p3.status as Record<string, unknown>).url).toBe('x');
+    expect(p3.status.conditions?.find((c) => c.type === 'ConfigureWorkflowCompleted')).toMatchObject({
+      status: 'True',
+      reason: 'PipelinesExecutedSuccessfully',
+    });
+    expect(p3.requeueAfter).toBe(10 * 60 * 60 * 1000);
+  });
+
+  it('a failed pipeline halts the workflow: no later pipeline, the condition says which and why', () => {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Failed', {
+      message: 'job "main" failed: exit 3',
+    });
+    const p2 = planResourceWorkflow(observe({ resource: r, runs: [a] }));
+    expect(creates(p2.actions)).toHaveLength(0);
+    expect(p2.status.conditions?.find((c) => c.type === 'ConfigureWorkflowCompleted')).toMatchObject({
+      status: 'False',
+      reason: 'ConfigureWorkflowFailed',
+      message: 'pipeline "a" failed: job "main" failed: exit 3',
+    });
+    expect(p2.actions).toContainEqual(
+      expect.objectContaining({ reason: 'PipelineFailed', eventType: 'Warning' }),
+    );
+    // Nothing new happens until someone asks.
+    const again = planResourceWorkflow(observe({ resource: applied(r, p2), runs: [a], now: later(60_000) }));
+    expect(creates(again.actions)).toHaveLength(0);
+    // Manual reconciliation starts again from the first pipeline and removes the label.
+    const manual = applied(r, p2);
+    manual.metadata.labels = { [LABEL_MANUAL_RECONCILIATION]: 'true' };
+    const p3 = planResourceWorkflow(observe({ resource: manual, runs: [a] }));
+    expect(
+      creates(p3.actions).map((c) => [c.pipeline, c.run.metadata.labels?.[LABEL_WORKFLOW_ROUND]]),
+    ).toEqual([['a', '2']]);
+    expect(p3.actions[0]).toEqual({ type: 'setLabels', labels: { [LABEL_MANUAL_RECONCILIATION]: null } });
+  });
+
+  it('an update while a pipeline runs waits for it to end, then restarts from the first pipeline once', () => {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Running');
+    r = { ...r, metadata: { ...r.metadata, generation: 2 }, spec: { size: 'large' } };
+    const waiting = planResourceWorkflow(observe({ resource: r, runs: [a] }));
+    expect(creates(waiting.actions)).toHaveLength(0);
+    expect(waiting.status.message).toBe('a new reconciliation waits for pipeline "a" to end');
+    const done = ran(a, 'Succeeded');
+    const p2 = planResourceWorkflow(observe({ resource: applied(r, waiting), runs: [done] }));
+    const started = creates(p2.actions);
+    expect(started.map((c) => [c.pipeline, c.run.metadata.labels?.[LABEL_WORKFLOW_ROUND]])).toEqual([
+      ['a', '2'],
+    ]);
+    expect(started[0]?.run.spec.jobs.main?.steps?.[0]?.env?.KRT_OBSERVED_GENERATION).toBe('2');
+    expect(started[0]?.run.spec.jobs.main?.steps?.[0]?.run).toBe('echo large');
+    expect(p2.status.observedGeneration).toBe(2);
+  });
+
+  it('suspended: the resource is labelled first; removing the label resumes that pipeline; a new reconcile restarts', () => {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const created = creates(p1.actions)[0]?.run as WorkflowRun;
+    const a = ran(
+      {
+        ...created,
+        metadata: { ...created.metadata, labels: { ...created.metadata.labels, [LABEL_SUSPENDED]: 'true' } },
+      },
+      'Suspended',
+      { jobs: { main: { phase: 'Suspended', message: 'waiting for approval', attempts: 1 } } },
+    );
+    const p2 = planResourceWorkflow(observe({ resource: r, runs: [a] }));
+    expect(p2.actions[0]).toEqual({ type: 'setLabels', labels: { [LABEL_SUSPENDED]: 'true' } });
+    expect(p2.status.kruntimes?.workflows?.pipelines?.[0]).toMatchObject({
+      phase: 'Suspended',
+      message: 'waiting for approval',
+    });
+    expect(p2.status.conditions?.find((c) => c.type === 'Reconciled')).toMatchObject({
+      status: 'False',
+      reason: 'WorkflowSuspended',
+    });
+    expect(creates(p2.actions)).toHaveLength(0);
+    r = applied(r, p2);
+    // The user removes the label: the pipeline's run is resumed, not restarted.
+    const unlabelled = { ...r, metadata: { ...r.metadata, labels: {} } };
+    const p3 = planResourceWorkflow(observe({ resource: unlabelled, runs: [a] }));
+    expect(p3.actions).toContainEqual({ type: 'resumeRun', name: a.metadata.name });
+    expect(creates(p3.actions)).toHaveLength(0);
+    // Still labelled, but a spec change comes: the suspended run is cancelled and round 2 starts.
+    const changed = { ...r, spec: { size: 'large' } };
+    const p4 = planResourceWorkflow(observe({ resource: changed, runs: [a] }));
+    expect(p4.actions).toContainEqual({ type: 'cancelRun', name: a.metadata.name });
+    expect(creates(p4.actions).map((c) => c.run.metadata.labels?.[LABEL_WORKFLOW_ROUND])).toEqual(['2']);
+    expect(p4.actions[0]).toEqual({ type: 'setLabels', labels: { [LABEL_SUSPENDED]: null } });
+  });
+
+  it('retryAfter: the pipeline shows attempts and the next retry, and no later pipeline starts', () => {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Suspended', {
+      jobs: {
+        main: {
+          phase: 'Suspended',
+          attempts: 2,
+          nextRetryAt: '2026-01-01T00:05:00.000Z',
+          message: 'not yet',
+        },
+      },
+    });
+    const p2 = planResourceWorkflow(observe({ resource: r, runs: [a] }));
+    expect(p2.status.kruntimes?.workflows?.pipelines?.[0]).toMatchObject({
+      phase: 'Suspended',
+      attempts: 2,
+      nextRetryAt: '2026-01-01T00:05:00.000Z',
+    });
+    expect(p2.actions).toContainEqual(expect.objectContaining({ reason: 'PipelineRetryScheduled' }));
+    expect(creates(p2.actions)).toHaveLength(0);
+  });
+
+  function succeededRound(promiseObj = promise()) {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r, promise: promiseObj }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Succeeded');
+    const p2 = planResourceWorkflow(observe({ resource: r, promise: promiseObj, runs: [a] }));
+    r = applied(r, p2);
+    const b = ran(creates(p2.actions)[0]?.run as WorkflowRun, 'Succeeded');
+    const p3 = planResourceWorkflow(observe({ resource: r, promise: promiseObj, runs: [a, b] }));
+    return { r: applied(r, p3), runs: [a, b], plan: p3 };
+  }
+
+  it('the periodic interval (Promise override) runs the workflow again from the first pipeline', () => {
+    const short = promise({ reconcileInterval: '5s' });
+    const { r, runs, plan } = succeededRound(short);
+    expect(plan.requeueAfter).toBe(5000);
+    const early = planResourceWorkflow(observe({ resource: r, promise: short, runs, now: later(4000) }));
+    expect(creates(early.actions)).toHaveLength(0);
+    expect(early.requeueAfter).toBe(1000);
+    const due = planResourceWorkflow(observe({ resource: r, promise: short, runs, now: later(5000) }));
+    expect(
+      creates(due.actions).map((c) => [c.pipeline, c.run.metadata.labels?.[LABEL_WORKFLOW_ROUND]]),
+    ).toEqual([['a', '2']]);
+  });
+
+  it('a change of the Promise spec runs the workflow again; an unchanged one does not', () => {
+    const { r, runs } = succeededRound();
+    expect(creates(planResourceWorkflow(observe({ resource: r, runs })).actions)).toHaveLength(0);
+    const changed = promise();
+    changed.spec.workflows?.resource?.configure?.push(pipeline('c'));
+    const plan = planResourceWorkflow(observe({ resource: r, runs, promise: changed }));
+    expect(creates(plan.actions).map((c) => c.pipeline)).toEqual(['a']);
+    expect(plan.status.kruntimes?.workflows?.pipelines?.map((p) => p.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('after a restart that lost the status write, the run found by its labels is adopted, not repeated', () => {
+    const r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    // The run was created, the status never written.
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Running');
+    expect(a.metadata.labels?.[LABEL_WORKFLOW_HASH]).toBe(workflowHash(r, promise()));
+    const after = planResourceWorkflow(observe({ resource: r, runs: [a] }));
+    expect(creates(after.actions)).toHaveLength(0);
+    expect(after.status.kruntimes?.workflows).toMatchObject({
+      round: 1,
+      pipelines: [
+        { name: 'a', phase: 'Running' },
+        { name: 'b', phase: 'Pending' },
+      ],
+    });
+    // A run recorded as started but not yet in the cache is created again under the same name.
+    const lagging = planResourceWorkflow(observe({ resource: applied(r, p1), runs: [] }));
+    expect(creates(lagging.actions).map((c) => c.run.metadata.name)).toEqual([a.metadata.name]);
+  });
+
+  it('an invalid document from a pipeline fails it with the file and the parse error', () => {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Succeeded');
+    const plan = planResourceWorkflow(
+      observe({ resource: r, runs: [a], filesOf: () => ({ 'x.yaml': 'kind: ConfigMap\n' }) }),
+    );
+    expect(creates(plan.actions)).toHaveLength(0);
+    expect(plan.status.message).toBe(
+      'pipeline "a" failed: it wrote an invalid document: $KRT_OUTPUT_DIR/x.yaml: apiVersion is required',
+    );
+  });
+
+  it('writes status that does not change when nothing changed (no new times)', () => {
+    const { r, runs } = succeededRound();
+    const again = planResourceWorkflow(observe({ resource: r, runs, now: later(30_000) }));
+    expect(again.status).toEqual(r.status);
+    expect(again.actions.filter((a) => a.type !== 'writeWork')).toEqual([]);
+  });
+});
