@@ -34,6 +34,34 @@ const alive = (marker: string) =>
     .filter((l) => l.includes(marker) && !l.includes('ps -eo')).length;
 
 describe('Execution (real bash)', () => {
+  it('gives the step $KRT_INPUT and $KRT_OUTPUT_DIR with their files, and reads the output folder back', async () => {
+    const { exec } = execute(
+      [
+        'cat "$KRT_INPUT/object.yaml" > "$KRT_OUTPUT_DIR/copy.yaml"',
+        'cat "$KRT_INPUT/a/cm.yaml" >> "$KRT_OUTPUT_DIR/copy.yaml"',
+        'mkdir -p "$KRT_OUTPUT_DIR/sub" && echo "seen: $(cat "$KRT_OUTPUT_DIR/earlier.yaml")" > "$KRT_OUTPUT_DIR/sub/x.yaml"',
+      ].join('\n'),
+      {
+        inputFiles: { 'object.yaml': 'kind: A\n', 'a/cm.yaml': 'kind: B\n' },
+        outputFiles: { 'earlier.yaml': 'yes' },
+      },
+    );
+    const e = await exec.done;
+    expect(e.exitCode).toBe(0);
+    expect(e.outputDir).toEqual({
+      files: { 'copy.yaml': 'kind: A\nkind: B\n', 'earlier.yaml': 'yes', 'sub/x.yaml': 'seen: yes\n' },
+    });
+  });
+
+  it('refuses a link in $KRT_OUTPUT_DIR (it could point at the agent own files) and bad input paths', async () => {
+    const link = await execute('ln -s /etc/hostname "$KRT_OUTPUT_DIR/host.yaml"').exec.done;
+    expect(link.outputDir).toEqual({
+      error: '$KRT_OUTPUT_DIR/host.yaml: only regular files are read (not links or devices)',
+    });
+    const escape = await execute('true', { inputFiles: { '../../etc/x': 'no' } }).exec.done;
+    expect(escape.startError).toContain('file path "../../etc/x" is not allowed');
+  });
+
   it('gives the step the KRT_* files, its env, a fresh workspace, and reads outputs', async () => {
     const { exec, dir, logFile } = execute(
       [

@@ -10,6 +10,7 @@ import { MAX_STATUS_FILE_BYTES } from '../src/runtime/statusfile.js';
 import { logTail, type Ending } from '../src/runtime/lifecycle.js';
 import { MAX_OUTPUT_FILE_BYTES } from '../src/runtime/outputs.js';
 import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
+import { readOutputDir, safeFilePath } from '../src/runtime/outputdir.js';
 import type { Runtime } from './runtime.js';
 
 export interface ExecuteOptions {
@@ -82,6 +83,7 @@ export class Execution {
         startError: `cannot prepare the step: ${(e as Error | undefined)?.message ?? String(e)}`,
         outputFile: '',
         controlFile: '',
+        outputDir: { files: {} },
         tail: '',
       };
     }
@@ -94,6 +96,10 @@ export class Execution {
     await mkdir(workspace, { recursive: true });
     await mkdir(meta, { recursive: true });
     await mkdir(dirname(this.opts.logFile), { recursive: true });
+    const inputDir = join(dir, 'input');
+    const outputDir = join(dir, 'output');
+    await writeFiles(inputDir, run.spec.inputFiles ?? {});
+    await writeFiles(outputDir, run.spec.outputFiles ?? {});
     const files = {
       script: join(meta, 'script'),
       output: join(meta, 'output'),
@@ -137,6 +143,8 @@ export class Execution {
       KRT_CONTROL: files.control,
       KRT_STATUS: files.status,
       KRT_WORKSPACE: workspace,
+      KRT_INPUT: inputDir,
+      KRT_OUTPUT_DIR: outputDir,
       KRT_RUN: run.metadata.name ?? '',
       KRT_ATTEMPT: String(run.status?.attempts ?? 1),
       ...Object.fromEntries((run.spec.env ?? []).map((e) => [e.name, e.value ?? ''])),
@@ -171,6 +179,7 @@ export class Execution {
     const outputFile = await readBounded(files.output, MAX_OUTPUT_FILE_BYTES);
     const control = await readBounded(files.control, MAX_CONTROL_FILE_BYTES);
     const statusFile = await readBounded(files.status, MAX_STATUS_FILE_BYTES);
+    const outputDirFiles = await readOutputDir(outputDir);
     await rm(dir, { recursive: true, force: true });
     return {
       ...result,
@@ -178,9 +187,19 @@ export class Execution {
       outputFile,
       controlFile: control,
       statusFile,
+      outputDir: outputDirFiles,
       tail: logTail(Buffer.concat(tail)),
       ...(run.spec.timeoutSeconds ? { timeoutSeconds: run.spec.timeoutSeconds } : {}),
     };
+  }
+}
+
+async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
+  await mkdir(root, { recursive: true });
+  for (const [path, text] of Object.entries(files)) {
+    const target = safeFilePath(root, path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, text);
   }
 }
 

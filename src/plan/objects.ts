@@ -30,6 +30,7 @@ export function buildRun(
   name: string,
   script: string,
   env: { name: string; value: string }[],
+  files: { input: Record<string, string>; output: Record<string, string> } = { input: {}, output: {} },
 ): Run {
   const minutes = step['timeout-minutes'];
   return {
@@ -50,6 +51,8 @@ export function buildRun(
       script,
       ...(env.length ? { env } : {}),
       ...(minutes ? { timeoutSeconds: minutes * 60 } : {}),
+      ...(Object.keys(files.input).length ? { inputFiles: files.input } : {}),
+      ...(Object.keys(files.output).length ? { outputFiles: files.output } : {}),
     },
   };
 }

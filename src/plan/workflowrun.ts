@@ -23,6 +23,7 @@ import { isScalar, withValueErrors } from '../validate/call.js';
 import { NO_AGENT, noAgentMessage } from '../runtime/agents.js';
 import { decide, suspends, type Decision } from './control.js';
 import { buildChild, buildRun } from './objects.js';
+import { seedFiles } from '../promise/files.js';
 import { succeededCondition } from './conditions.js';
 
 export interface Observed {
@@ -115,7 +116,15 @@ export function planWorkflowRun(o: Observed): Plan {
     const st: JobStatus =
       job.uses !== undefined
         ? callJob(o, jobName, job, before, ctx, { blocked, ready, cancel, childrenByName, actions })
-        : inlineJob(o, jobName, job, before, ctx, { blocked, ready, cancel, runsByName, actions, timers });
+        : inlineJob(o, jobName, job, before, ctx, {
+            blocked,
+            ready,
+            cancel,
+            runsByName,
+            actions,
+            timers,
+            statuses,
+          });
     if (st.phase && st.phase !== 'Pending' && !st.startedAt) st.startedAt = before.startedAt ?? now;
     if (jobEnded(st.phase) && !st.finishedAt) st.finishedAt = before.finishedAt ?? now;
     statuses[jobName] = st;
@@ -208,7 +217,7 @@ function inlineJob(
   job: JobSpec,
   before: JobStatus,
   ctx: Contexts,
-  j: JobCtx & { runsByName: Map<string, Run>; timers: number[] },
+  j: JobCtx & { runsByName: Map<string, Run>; timers: number[]; statuses: Record<string, JobStatus> },
 ): JobStatus {
   const wfr = o.run.metadata.name ?? '';
   const steps = job.steps ?? [];
@@ -325,10 +334,20 @@ function inlineJob(
         name: k,
         value: renderTemplate(v, c),
       }));
+      const files = {
+        input: o.snapshot?.inputFiles ?? {},
+        output: seedFiles(
+          o.snapshot?.jobs ?? {},
+          jobName,
+          stepStatus[next - 1]?.run,
+          (n) => j.statuses[n]?.steps,
+          (n) => j.runsByName.get(n),
+        ),
+      };
       j.actions.push({
         type: 'createRun',
         job: jobName,
-        run: buildRun(o.run, jobName, job, s.step, s.name, script, env),
+        run: buildRun(o.run, jobName, job, s.step, s.name, script, env, files),
       });
     } catch (e) {
       if (!(e instanceof ExprError)) throw e;

@@ -28,17 +28,17 @@ export function filesBoundError(files: Files, what: string): string | null {
 export function objectYaml(
   resource: { metadata?: Record<string, unknown> } & Record<string, unknown>,
 ): string {
-  const { status: _status, ...rest } = resource;
-  const { managedFields: _m, ...metadata } = (resource.metadata ?? {}) as Record<string, unknown>;
-  return stringify({ ...rest, metadata }, { lineWidth: 0 });
+  const metadata = { ...(resource.metadata ?? {}), managedFields: undefined };
+  return stringify({ ...resource, status: undefined, metadata }, { lineWidth: 0 });
 }
 
 type RunsByName = (name: string) => Run | undefined;
+type JobSteps = (job: string) => { runName?: string }[] | undefined;
 
 /** The files a job's final Run left in $KRT_OUTPUT_DIR (its last step's, which began with the rest). */
-function jobFiles(run: WorkflowRun, job: string, runs: RunsByName): Files {
-  const steps = run.status?.jobs?.[job]?.steps ?? [];
-  const last = steps[steps.length - 1];
+function jobFiles(job: string, steps: JobSteps, runs: RunsByName): Files {
+  const list = steps(job) ?? [];
+  const last = list[list.length - 1];
   return (last?.runName && runs(last.runName)?.status?.outputFiles) || {};
 }
 
@@ -47,22 +47,23 @@ function jobFiles(run: WorkflowRun, job: string, runs: RunsByName): Files {
  * job's first step, of every job upstream of it (in topological order, a later job's file winning).
  */
 export function seedFiles(
-  run: WorkflowRun,
   jobs: Record<string, JobSpec>,
   job: string,
   previousStepRun: Run | undefined,
+  steps: JobSteps,
   runs: RunsByName,
 ): Files {
   if (previousStepRun) return previousStepRun.status?.outputFiles ?? {};
   const upstream = upstreamJobs(jobs, job);
   const out: Files = {};
-  for (const j of topologicalOrder(jobs)) if (upstream.has(j)) Object.assign(out, jobFiles(run, j, runs));
+  for (const j of topologicalOrder(jobs)) if (upstream.has(j)) Object.assign(out, jobFiles(j, steps, runs));
   return out;
 }
 
 /** Everything a finished pipeline run wrote: every job's files, in topological order. */
 export function workflowRunFiles(run: WorkflowRun, jobs: Record<string, JobSpec>, runs: RunsByName): Files {
   const out: Files = {};
-  for (const j of topologicalOrder(jobs)) Object.assign(out, jobFiles(run, j, runs));
+  const steps: JobSteps = (j) => run.status?.jobs?.[j]?.steps;
+  for (const j of topologicalOrder(jobs)) Object.assign(out, jobFiles(j, steps, runs));
   return out;
 }

@@ -6,6 +6,8 @@ import { MAX_LOG_TAIL_BYTES } from '../limits.js';
 import { MAX_CONTROL_FILE_BYTES, parseControl } from './control.js';
 import { MAX_OUTPUT_FILE_BYTES, parseOutputs } from './outputs.js';
 import { MAX_STATUS_FILE_BYTES, parseStatusFile } from './statusfile.js';
+import { parseManifests } from '../promise/documents.js';
+import type { Files } from '../promise/files.js';
 
 export function isTerminal(run: Run): boolean {
   return runEnded(run.status?.phase);
@@ -63,6 +65,8 @@ export interface Ending {
   controlFile: string | { bytes: number };
   /** The text of $KRT_STATUS, or its size when it was too large to read. */
   statusFile?: string | { bytes: number };
+  /** The files of $KRT_OUTPUT_DIR, or why they could not be read. */
+  outputDir?: { files: Files } | { error: string };
   tail: string;
   timeoutSeconds?: number;
   now: Date;
@@ -82,6 +86,7 @@ export function endStatus(
   | 'stepStatus'
   | 'logTail'
   | 'completionTime'
+  | 'outputFiles'
 > {
   const base = {
     completionTime: e.now.toISOString(),
@@ -132,6 +137,13 @@ export function endStatus(
             error: `$KRT_STATUS holds ${e.statusFile.bytes} bytes, more than the limit of ${MAX_STATUS_FILE_BYTES}`,
           };
   if ('error' in st) return { ...base, phase: 'Failed', reason: 'StatusFileInvalid', message: st.error };
+  const dir = e.outputDir ?? { files: {} };
+  if ('error' in dir)
+    return { ...base, phase: 'Failed', reason: 'OutputDocumentsInvalid', message: dir.error };
+  const files = dir.files;
+  const docs = parseManifests(files);
+  if ('error' in docs)
+    return { ...base, phase: 'Failed', reason: 'OutputDocumentsInvalid', message: docs.error };
   return {
     ...base,
     phase: 'Succeeded',
@@ -139,5 +151,6 @@ export function endStatus(
     ...(Object.keys(out.outputs).length ? { outputs: out.outputs } : {}),
     ...(ctl.control ? { control: ctl.control } : {}),
     ...(st.values ? { stepStatus: st.values } : {}),
+    ...(Object.keys(files).length ? { outputFiles: files } : {}),
   };
 }

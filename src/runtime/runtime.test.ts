@@ -223,6 +223,31 @@ describe('endStatus', () => {
       message: '$KRT_CONTROL holds 40000 bytes, more than the limit of 32768',
     });
   });
+  it('keeps the manifests a script left in $KRT_OUTPUT_DIR, and fails one whose document is not an object', () => {
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n';
+    expect(endStatus({ ...base, outputDir: { files: { 'cm.yaml': cm } } })).toMatchObject({
+      phase: 'Succeeded',
+      outputFiles: { 'cm.yaml': cm },
+    });
+    expect(
+      endStatus({
+        ...base,
+        outputDir: { files: { 'a.yaml': cm, 'b.yaml': 'kind: X\nmetadata: {name: y}' } },
+      }),
+    ).toMatchObject({
+      phase: 'Failed',
+      reason: 'OutputDocumentsInvalid',
+      message: '$KRT_OUTPUT_DIR/b.yaml: apiVersion is required',
+    });
+    expect(endStatus({ ...base, outputDir: { files: { 'c.yaml': 'a: [' } } })).toMatchObject({
+      reason: 'OutputDocumentsInvalid',
+      message: expect.stringMatching(/^\$KRT_OUTPUT_DIR\/c\.yaml: /),
+    });
+    expect(endStatus({ ...base, outputDir: { error: 'too many' } })).toMatchObject({
+      reason: 'OutputDocumentsInvalid',
+      message: 'too many',
+    });
+  });
   it('keeps what a successful script wrote to $KRT_STATUS, and fails one whose file is broken', () => {
     expect(
       endStatus({ ...base, statusFile: 'message: half way\nreplicas: 3\nnested: {a: 1}\n' }),
