@@ -4,3 +4,4 @@ export { validateWorkflowRun, type WorkflowRunContext } from './workflowrun.js';
 export { validateRun, mayCreateRun, DEFAULT_RUN_CREATORS, type UserInfo, type RunCreators } from './run.js';
 export { callInputErrors, inputErrors, valueMatchesType } from './call.js';
 export type { ValidationResult } from './result.js';
+export { validatePromise } from './promise.js';

@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Schema } from '../api/schema-helpers.js';
 import { runSpecSchema, workflowRunSpecSchema, workflowSpecSchema } from '../api/schema.js';
 import { fieldError, type FieldError } from '../fielderror.js';
+import { promiseSpecSchema } from '../api/promise-schema.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true, validateFormats: false });
 ajv.addVocabulary([
@@ -57,7 +58,7 @@ function describe(e: ErrorObject, base: string): FieldError {
         `must have at least ${String(p.limit)} ${p.limit === 1 ? 'entry' : 'entries'}`,
       );
     case 'maxItems':
-      return fieldError(field, `must have at most ${String(p.limit)} items`);
+      return fieldError(field, `must have at most ${String(p.limit)} ${p.limit === 1 ? 'item' : 'items'}`);
     case 'minItems':
       return fieldError(field, `must have at least ${String(p.limit)} ${p.limit === 1 ? 'item' : 'items'}`);
     case 'enum':
@@ -80,4 +81,5 @@ export const structural = {
   workflowSpec: (spec: unknown) => check(workflowSpecSchema, spec, 'spec'),
   workflowRunSpec: (spec: unknown) => check(workflowRunSpecSchema, spec, 'spec'),
   runSpec: (spec: unknown) => check(runSpecSchema, spec, 'spec'),
+  promiseSpec: (spec: unknown) => check(promiseSpecSchema, spec, 'spec'),
 };

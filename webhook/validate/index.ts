@@ -1,6 +1,6 @@
 // The validating processor: AdmissionRequest in, AdmissionReview out. Pure apart from reading the
 // Workflow index; the express layer only decodes and encodes.
-import type { Run, Workflow, WorkflowRun } from '../../src/api/types.js';
+import type { PromiseObject, Run, Workflow, WorkflowRun } from '../../src/api/types.js';
 import { GROUP } from '../../src/api/crds.js';
 import { formatFieldError, type FieldError } from '../../src/fielderror.js';
 import { directCallers } from '../../src/graph/through.js';
@@ -10,6 +10,7 @@ import {
   validateRun,
   validateWorkflow,
   validateWorkflowRun,
+  validatePromise,
   type RunCreators,
   type ValidationResult,
 } from '../../src/validate/index.js';
@@ -26,7 +27,7 @@ export interface ValidateDeps {
 
 export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}): AdmissionReview {
   const { uid, kind, operation } = req;
-  if (kind.group !== GROUP || !['Workflow', 'WorkflowRun', 'Run'].includes(kind.kind))
+  if (kind.group !== GROUP || !['Workflow', 'WorkflowRun', 'Run', 'Promise'].includes(kind.kind))
     return deny(uid, 400, 'BadRequest', `this webhook does not validate ${kind.kind}.${kind.group}`);
   const namespace = req.namespace ?? '';
   if (operation === 'DELETE') return kind.kind === 'Workflow' ? workflowDelete(req, deps) : allow(uid);
@@ -59,6 +60,12 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
       });
       break;
     }
+    case 'Promise':
+      result = validatePromise(
+        req.object as unknown as PromiseObject,
+        old as unknown as PromiseObject | undefined,
+      );
+      break;
     default: {
       if (operation === 'CREATE' && !mayCreateRun(req.userInfo, deps.runCreators ?? DEFAULT_RUN_CREATORS))
         return deny(

@@ -1,0 +1,152 @@
+import { describe, expect, it } from '@jest/globals';
+import type { PromiseObject } from '../api/types.js';
+import { formatFieldError } from '../fielderror.js';
+import { validatePromise } from './promise.js';
+import { validateWorkflowRun } from './workflowrun.js';
+
+const api = (over: Record<string, unknown> = {}) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'databases.test.kruntimes.dev' },
+  spec: {
+    group: 'test.kruntimes.dev',
+    scope: 'Namespaced',
+    names: { kind: 'Database', plural: 'databases' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { size: { type: 'string' } } } },
+          },
+        },
+      },
+    ],
+    ...over,
+  },
+});
+
+const step = (run: string) => ({ main: { 'runs-on': 'bash', steps: [{ name: 'go', run }] } });
+const pipeline = (name: string, run = 'echo ${{ resource.spec.size }}') => ({
+  apiVersion: 'kruntimes.io/v1alpha1' as const,
+  kind: 'Pipeline' as const,
+  metadata: { name },
+  spec: { jobs: step(run) },
+});
+
+function promise(spec: Record<string, unknown> = {}): PromiseObject {
+  return {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Promise',
+    metadata: { name: 'database' },
+    spec: { api: api(), workflows: { resource: { configure: [pipeline('a')] } }, ...spec },
+  } as PromiseObject;
+}
+
+const errorsOf = (p: PromiseObject, old?: PromiseObject) =>
+  validatePromise(p, old).errors.map(formatFieldError);
+
+describe('validatePromise', () => {
+  it('accepts a valid Promise', () => {
+    expect(validatePromise(promise())).toEqual({ errors: [], warnings: [] });
+  });
+
+  it.each([
+    [{ group: 'kruntimes.io' }, 'spec.api.spec.group: the group kruntimes.io belongs to kruntimes itself'],
+    [{ group: 'x.kruntimes.io' }, 'spec.api.spec.group: the group kruntimes.io belongs to kruntimes itself'],
+    [
+      { scope: 'Cluster' },
+      'spec.api.spec.scope: must be Namespaced: the pipelines of a resource run in its namespace',
+    ],
+    [
+      { names: { kind: 'database', plural: 'databases' } },
+      'spec.api.spec.names.kind: must be a CamelCase kind such as Database',
+    ],
+    [{ versions: [] }, 'spec.api.spec.versions: must list at least one version'],
+    [
+      { versions: [{ name: 'v1', storage: false, schema: { openAPIV3Schema: { type: 'object' } } }] },
+      'spec.api.spec.versions: exactly one version must have storage: true',
+    ],
+    [
+      { versions: [{ name: 'v1', storage: true, schema: {} }] },
+      'spec.api.spec.versions[0].schema.openAPIV3Schema: must be a structural schema of type object',
+    ],
+  ])('refuses an API %j', (over, message) => {
+    expect(errorsOf(promise({ api: api(over) }))).toContain(message);
+  });
+
+  it('refuses an API that is not a CRD, or whose name is not <plural>.<group>', () => {
+    const wrong = { ...api(), apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } };
+    expect(errorsOf(promise({ api: wrong }))).toEqual([
+      'spec.api.apiVersion: must be apiextensions.k8s.io/v1',
+      'spec.api.kind: must be CustomResourceDefinition',
+      'spec.api.metadata.name: must be "databases.test.kruntimes.dev" (<plural>.<group>)',
+    ]);
+  });
+
+  it('refuses duplicate pipeline names, more than one delete pipeline, and invalid jobs', () => {
+    expect(
+      errorsOf(promise({ workflows: { resource: { configure: [pipeline('a'), pipeline('a')] } } })),
+    ).toEqual(['spec.workflows.resource.configure[1].metadata.name: duplicate pipeline name "a"']);
+    expect(
+      errorsOf(promise({ workflows: { resource: { delete: [pipeline('a'), pipeline('b')] } } })),
+    ).toEqual(['spec.workflows.resource.delete: must have at most 1 item']);
+    const bad = pipeline('a');
+    bad.spec.jobs = {
+      main: { 'runs-on': 'bash', needs: ['ghost'], steps: [{ name: 'go', run: 'true' }] },
+    } as never;
+    expect(errorsOf(promise({ workflows: { resource: { configure: [bad] } } }))).toEqual([
+      'spec.workflows.resource.configure[0].spec.jobs.main.needs: job "ghost" does not exist',
+    ]);
+  });
+
+  it('checks resource paths against the API schema, and refuses inputs in a pipeline', () => {
+    expect(
+      errorsOf(
+        promise({
+          workflows: { resource: { configure: [pipeline('a', 'echo ${{ resource.spec.sise }}')] } },
+        }),
+      ),
+    ).toEqual([
+      'spec.workflows.resource.configure[0].spec.jobs.main.steps[0].run: "resource.spec.sise": the resource schema declares no field "spec.sise"',
+    ]);
+    expect(
+      errorsOf(
+        promise({
+          workflows: { resource: { configure: [pipeline('a', 'echo ${{ resource.metadata.name }}')] } },
+        }),
+      ),
+    ).toEqual([]);
+    expect(
+      errorsOf(promise({ workflows: { resource: { configure: [pipeline('a', 'echo ${{ inputs.x }}')] } } })),
+    ).toEqual([
+      'spec.workflows.resource.configure[0].spec.jobs.main.steps[0].run: "inputs.x" cannot be used here: a Pipeline has no inputs; read the resource with ${{ resource.<path> }}',
+    ]);
+  });
+
+  it('refuses a change of the API group or kind, and a bad reconcileInterval', () => {
+    const changed = promise({ api: api({ group: 'other.kruntimes.dev' }) });
+    (changed.spec.api as { metadata: { name: string } }).metadata.name = 'databases.other.kruntimes.dev';
+    expect(errorsOf(changed, promise())).toEqual([
+      "spec.api: the resource API's group and kind cannot change (was test.kruntimes.dev/Database, now other.kruntimes.dev/Database)",
+    ]);
+    expect(errorsOf(promise({ reconcileInterval: 'soon' }))).toEqual([
+      'spec.reconcileInterval: "soon" is not a duration such as 30s, 10m, 1h30m or 1d',
+    ]);
+  });
+
+  it('elsewhere, resource cannot be read: a WorkflowRun has no resource', () => {
+    const run = {
+      apiVersion: 'kruntimes.io/v1alpha1' as const,
+      kind: 'WorkflowRun' as const,
+      metadata: { name: 'r', namespace: 'n' },
+      spec: { jobs: step('echo ${{ resource.spec.size }}') },
+    };
+    expect(validateWorkflowRun(run).errors.map(formatFieldError)).toEqual([
+      'spec.jobs.main.steps[0].run: "resource.spec.size" cannot be used here: resource is only readable in the pipelines of a Promise',
+    ]);
+  });
+});

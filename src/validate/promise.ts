@@ -1,0 +1,65 @@
+// Validation of a Promise (second seed; DESIGN.md §4): its resource API, its pipelines (unique
+// names, valid jobs and expressions, `resource.<path>` against the API's schema), at most one
+// delete pipeline, and an API whose group and kind never change once the Promise exists.
+import type { JobSpec, Pipeline, PromiseObject } from '../api/types.js';
+import { fieldError, type FieldError } from '../fielderror.js';
+import { isObject } from '../helpers.js';
+import { apiIdentity, resourceApi, resourceApiErrors } from '../promise/api.js';
+import { parseDuration } from '../runtime/duration.js';
+import { validateJobs } from './jobs.js';
+import type { ValidationResult } from './result.js';
+import { objectSizeError } from './size.js';
+import { structural } from './structural.js';
+
+const NO_INPUTS = {
+  unavailable: 'a Pipeline has no inputs; read the resource with ${{ resource.<path> }}',
+};
+
+export function validatePromise(promise: PromiseObject, old?: PromiseObject): ValidationResult {
+  const warnings: string[] = [];
+  if (!isObject(promise.spec)) return { errors: [fieldError('spec', 'required value')], warnings };
+  const size = objectSizeError('Promise', promise);
+  if (size) return { errors: [size], warnings };
+  const shape = structural.promiseSpec(promise.spec);
+  if (shape.length > 0) return { errors: shape, warnings };
+  const errors: FieldError[] = [...resourceApiErrors(promise.spec.api)];
+  if (old?.spec?.api) {
+    const was = apiIdentity(old.spec.api);
+    const now = apiIdentity(promise.spec.api);
+    if (was !== now)
+      errors.push(
+        fieldError('spec.api', `the resource API's group and kind cannot change (was ${was}, now ${now})`),
+      );
+  }
+  const interval = promise.spec.reconcileInterval;
+  if (interval !== undefined) {
+    const d = parseDuration(interval);
+    if ('error' in d) errors.push(fieldError('spec.reconcileInterval', d.error));
+  }
+  const schema = resourceApi(promise)?.schema;
+  const lists: [string, Pipeline[]][] = [
+    ['configure', promise.spec.workflows?.resource?.configure ?? []],
+    ['delete', promise.spec.workflows?.resource?.delete ?? []],
+  ];
+  for (const [kind, list] of lists) {
+    const seen = new Set<string>();
+    list.forEach((p, i) => {
+      const at = `spec.workflows.resource.${kind}[${i}]`;
+      if (seen.has(p.metadata.name))
+        errors.push(fieldError(`${at}.metadata.name`, `duplicate pipeline name "${p.metadata.name}"`));
+      seen.add(p.metadata.name);
+      const jobs = validateJobs(p.spec.jobs as Record<string, JobSpec>, {
+        inputs: NO_INPUTS,
+        base: `${at}.spec.jobs`,
+        resource: { schema },
+      });
+      errors.push(...jobs.errors);
+      warnings.push(...jobs.warnings);
+    });
+  }
+  if ((promise.spec.workflows?.resource?.configure ?? []).length === 0)
+    warnings.push(
+      'the Promise has no configure pipelines: its resources are accepted and nothing runs for them',
+    );
+  return { errors, warnings };
+}
