@@ -20,6 +20,8 @@ const { values: flags } = parseArgs({
     'agent-namespace': { type: 'string', default: 'kruntimes-system' },
     // How long a finished root WorkflowRun is kept unless its spec.ttlSecondsAfterFinished says.
     'ttl-seconds-after-finished': { type: 'string', default: String(7 * 24 * 60 * 60) },
+    // How often each resource's configure workflow runs again, unless its Promise says.
+    'reconcile-interval': { type: 'string', default: '10h' },
   },
 });
 const leaseDuration = Number(flags['lease-duration']);
@@ -29,6 +31,7 @@ const manager = new Manager(loadKubeConfig(flags.kubeconfig), {
   metricsPort: Number(flags['metrics-port']),
   agentNamespace: flags['agent-namespace'] as string,
   ttlSecondsAfterFinished: Number(flags['ttl-seconds-after-finished']),
+  reconcileInterval: flags['reconcile-interval'] as string,
   leader: flags['no-leader-elect']
     ? undefined
     : {

@@ -4,15 +4,24 @@
 //   workflowrun  for WorkflowRuns; owns Runs, child WorkflowRuns and snapshot ControllerRevisions;
 //                watches the agents' Leases (a Run that waits for an agent concerns its owner)
 //   workflow     for Workflows; watches Workflows (readiness follows the Workflows a Workflow calls)
+//   promise      for Promises; owns their CRDs; starts and stops one resources/<promise> controller
+//                per Promise (for its API's resources; owns their pipeline WorkflowRuns and Works)
+//   work         for Works: applies their objects (server-side apply) and prunes dropped ones
 import type http from 'node:http';
 import * as k8s from '@kubernetes/client-node';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
-import type { Run, Workflow, WorkflowRun } from '../src/api/types.js';
+import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { apiClient } from '../src/kube/client.js';
 import { defineController, keyOf } from '../src/kube/controller/controller.js';
 import { ControllerManager } from '../src/kube/controller/manager.js';
 import type { LeaderOptions } from '../src/kube/leader.js';
-import { LABEL_AGENT, LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
+import {
+  LABEL_AGENT,
+  LABEL_PARENT_UID,
+  LABEL_PROMISE,
+  LABEL_RESOURCE_UID,
+  LABEL_WORKFLOWRUN_UID,
+} from '../src/labels.js';
 import { DEFAULT_TTL_SECONDS } from '../src/limits.js';
 import {
   AGENT_LEASE_NAMESPACE,
@@ -25,6 +34,12 @@ import { log } from '../src/telemetry/log.js';
 import { opsServer } from '../src/telemetry/ops.js';
 import { eventRecorder } from './events.js';
 import { reconcileWorkflow } from './workflow.js';
+import { reconcilePromise, type Crd } from './promise.js';
+import { reconcileResource, type ResourceDeps } from './resource.js';
+import { reconcileWork } from './work.js';
+import { Discovery } from '../src/kube/discovery.js';
+import type { ResilientInformer } from '../src/kube/informer.js';
+import type { ResourceApi } from '../src/promise/api.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps, type Snapshot } from './workflowrun.js';
 
 export interface ManagerOptions {
@@ -36,6 +51,8 @@ export interface ManagerOptions {
   agentNamespace?: string;
   /** Seconds a finished root WorkflowRun is kept when its spec does not say (default 7 days). */
   ttlSecondsAfterFinished?: number;
+  /** How often a resource's configure workflow runs again, unless its Promise says (default 10h). */
+  reconcileInterval?: string;
 }
 
 const API = '/apis/kruntimes.io/v1alpha1';
@@ -72,7 +89,10 @@ export class Manager {
   private async register(): Promise<void> {
     const m = this.runtime;
     const caches: Caches = {
-      workflowRuns: m.informer<WorkflowRun>({ path: `${API}/workflowruns`, indexLabels: [LABEL_PARENT_UID] }),
+      workflowRuns: m.informer<WorkflowRun>({
+        path: `${API}/workflowruns`,
+        indexLabels: [LABEL_PARENT_UID, LABEL_RESOURCE_UID],
+      }),
       runs: m.informer<Run>({ path: `${API}/runs`, indexLabels: [LABEL_WORKFLOWRUN_UID] }),
       workflows: m.informer<Workflow>({ path: `${API}/workflows` }),
       snapshots: m.informer<Snapshot>({
@@ -142,6 +162,103 @@ export class Manager {
         ],
         reconcile: (key) => reconcileWorkflow(key, deps),
         workers: 2,
+      }),
+    );
+    await this.registerPromises(caches, deps.events);
+  }
+
+  /** Promises, the reconcilers of their resources, and Works. */
+  private async registerPromises(caches: Caches, events: ReconcileDeps['events']): Promise<void> {
+    const m = this.runtime;
+    const custom = apiClient(this.kc, k8s.CustomObjectsApi);
+    const promises = m.informer<PromiseObject>({ path: `${API}/promises` });
+    const works = m.informer<Work>({ path: `${API}/works`, indexLabels: [LABEL_RESOURCE_UID] });
+    const crds = m.informer<Crd>({
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      labelSelector: LABEL_PROMISE,
+    });
+    const served = new Map<string, { path: string; informer: ResilientInformer<ResourceObject> }>();
+    const serve = async (promise: string, api: ResourceApi) => {
+      const path = `/apis/${api.group}/${api.version}/${api.plural}`;
+      const running = served.get(promise);
+      if (running?.path === path) return running.informer;
+      if (running) await m.remove(`resources/${promise}`);
+      const resources = m.informer<ResourceObject>({ path });
+      served.set(promise, { path, informer: resources });
+      const deps: ResourceDeps = {
+        kc: this.kc,
+        api,
+        promise: () => promises.get('', promise),
+        resources,
+        workflowRuns: caches.workflowRuns,
+        runs: caches.runs,
+        works,
+        custom,
+        events,
+        defaultInterval: this.opts.reconcileInterval,
+        changed: () => m.enqueue('promise', `/${promise}`),
+        writes: this.writes,
+      };
+      await m.add(
+        defineController({
+          name: `resources/${promise}`,
+          for: resources,
+          owns: [
+            { source: caches.workflowRuns, kind: api.kind },
+            { source: works, kind: api.kind },
+          ],
+          // A change of the Promise's spec runs every resource's workflow again.
+          watches: [
+            {
+              source: promises,
+              changed: (old: PromiseObject, now: PromiseObject) =>
+                old.metadata.generation !== now.metadata.generation,
+              map: (o) => (o.metadata?.name === promise ? resources.list().map(keyOf) : []),
+            },
+          ],
+          reconcile: async (key) => {
+            const requeueAfter = await reconcileResource(key, deps);
+            return requeueAfter === undefined ? undefined : { requeueAfter };
+          },
+          workers: 4,
+        }),
+      );
+      // The Promise counts its resources: a resource that comes or goes changes them.
+      resources.on('add', () => m.enqueue('promise', `/${promise}`));
+      resources.on('delete', () => m.enqueue('promise', `/${promise}`));
+      return resources;
+    };
+    const unserve = async (promise: string) => {
+      if (!served.delete(promise)) return;
+      await m.remove(`resources/${promise}`);
+    };
+    await m.add(
+      defineController({
+        name: 'promise',
+        for: promises,
+        owns: [{ source: crds, kind: 'Promise' }],
+        reconcile: (key) =>
+          reconcilePromise(key, {
+            kc: this.kc,
+            promises,
+            crds,
+            custom,
+            events,
+            serve,
+            unserve,
+            writes: this.writes,
+          }),
+        workers: 2,
+      }),
+    );
+    const discovery = new Discovery(this.kc);
+    await m.add(
+      defineController({
+        name: 'work',
+        for: works,
+        reconcile: (key) =>
+          reconcileWork(key, { kc: this.kc, works, custom, discovery, events, writes: this.writes }),
+        workers: 4,
       }),
     );
   }

@@ -149,8 +149,23 @@ const jobs = (description: string): Schema =>
     ],
   });
 
-/** The jobs of a Promise's Pipeline: those of a WorkflowRun. */
-export const pipelineJobsSchema: Schema = jobs('Jobs of the pipeline.');
+/**
+ * The jobs of a Promise's Pipeline: those of a WorkflowRun, without the CEL rules, whose estimated
+ * cost over up to MAX_PIPELINES lists exceeds the API server's budget; the webhook checks the same
+ * rules (src/validate/jobs.ts), and the pipeline's WorkflowRun meets them again at its creation.
+ */
+export const pipelineJobsSchema: Schema = withoutCel(jobs('Jobs of the pipeline.'));
+
+function withoutCel(schema: Schema): Schema {
+  const out: Schema = { ...schema };
+  delete out['x-kubernetes-validations'];
+  if (out.properties)
+    out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, withoutCel(v)]));
+  if (out.items) out.items = withoutCel(out.items);
+  if (out.additionalProperties && typeof out.additionalProperties === 'object')
+    out.additionalProperties = withoutCel(out.additionalProperties);
+  return out;
+}
 
 export const workflowSpecSchema: Schema = obj(
   'A reusable Workflow template: inputs, jobs and the outputs it exposes to callers.',

@@ -539,7 +539,73 @@ export interface Pipeline {
      * Jobs of the pipeline.
      */
     jobs: {
-      [k: string]: JobSpec;
+      /**
+       * A job: either inline (runs-on and steps) or a call of a reusable Workflow (uses and optional with).
+       */
+      [k: string]: {
+        /**
+         * Jobs that must succeed before this one starts.
+         *
+         * @maxItems 100
+         *
+         * Items: A job name.
+         */
+        needs?: string[];
+        /**
+         * Runtime that executes the steps of an inline job, such as bash.
+         */
+        'runs-on'?: string;
+        /**
+         * Steps of an inline job, run in order.
+         *
+         * @minItems 1
+         * @maxItems 50
+         *
+         * Items: One step of an inline job: a script run by the job runtime.
+         */
+        steps?: {
+          /**
+           * Name of the step, unique in its job; label-value rules. Read by later steps as steps.<name>.
+           */
+          name: string;
+          /**
+           * The script. May hold ${{ }} expressions; prefer passing values through env.
+           */
+          run: string;
+          /**
+           * Environment variables of the step.
+           */
+          env?: {
+            /**
+             * An environment value. May hold ${{ }} expressions.
+             */
+            [k: string]: string;
+          };
+          /**
+           * Minutes the step may run before it is stopped with phase Timeout.
+           */
+          'timeout-minutes'?: number;
+        }[];
+        /**
+         * Outputs of an inline job, evaluated after its steps succeed; read downstream as jobs.<job>.outputs.<name>.
+         */
+        outputs?: {
+          /**
+           * An output expression, such as ${{ steps.package.outputs.env }}. May hold ${{ }} expressions.
+           */
+          [k: string]: string;
+        };
+        /**
+         * Name of the reusable Workflow this call job runs, in the same namespace.
+         */
+        uses?: string;
+        /**
+         * Inputs given to the called Workflow: strings (which may hold ${{ }} expressions), numbers or booleans.
+         */
+        with?: {
+          [k: string]: unknown;
+        };
+      };
     };
   };
 }

@@ -3,6 +3,7 @@
 // of src/ that talks to the API server.
 import * as k8s from '@kubernetes/client-node';
 import { GROUP, VERSION } from '../api/crds.js';
+import { HttpError } from './raw.js';
 
 export function loadKubeConfig(path = process.env.KUBECONFIG): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
@@ -64,18 +65,19 @@ export function makeClients(kc: k8s.KubeConfig): Clients {
 }
 
 /** Coordinates of a kruntimes.io/v1alpha1 resource for CustomObjectsApi calls. */
-export function crd(plural: 'workflows' | 'workflowruns' | 'runs', namespace: string) {
+export function crd(plural: 'workflows' | 'workflowruns' | 'runs' | 'works', namespace: string) {
   return { group: GROUP, version: VERSION, plural, namespace };
 }
 
 /** The HTTP status of a failed API call, or undefined for other errors. */
 export function statusCode(e: unknown): number | undefined {
+  if (e instanceof HttpError) return e.code;
   return e instanceof k8s.ApiException ? e.code : undefined;
 }
 
 /** The message of a Kubernetes Status body from a failed API call, else the error's own message. */
 export function statusMessage(e: unknown): string {
-  if (e instanceof k8s.ApiException) {
+  if (e instanceof k8s.ApiException || e instanceof HttpError) {
     const body: unknown = e.body;
     try {
       const parsed = typeof body === 'string' ? JSON.parse(body) : body;

@@ -41,6 +41,7 @@ export async function rawJson(
   path: string,
   body?: unknown,
   timeoutMs = 30_000,
+  contentType = 'application/json',
 ): Promise<unknown> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
@@ -48,7 +49,7 @@ export async function rawJson(
   await kc.applyToHTTPSOptions(opts);
   if (!cluster.proxyUrl) opts.agent = keepAlive(kc, opts);
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  if (payload) opts.headers = { ...opts.headers, 'content-type': 'application/json' };
+  if (payload) opts.headers = { ...opts.headers, 'content-type': contentType };
   return new Promise((resolve, reject) => {
     const req = https.request(`${cluster.server}${path}`, opts, (res) => {
       const chunks: Buffer[] = [];
@@ -63,4 +64,18 @@ export async function rawJson(
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/**
+ * Server-side apply of one object at `path` (its own URL) as `fieldManager`, taking over fields
+ * another manager holds (force), as controllers that own what they apply do.
+ */
+export function serverSideApply(
+  kc: k8s.KubeConfig,
+  path: string,
+  body: unknown,
+  fieldManager = 'kruntimes',
+): Promise<unknown> {
+  const q = `?fieldManager=${encodeURIComponent(fieldManager)}&force=true`;
+  return rawJson(kc, 'PATCH', path + q, body, 30_000, 'application/apply-patch+yaml');
 }

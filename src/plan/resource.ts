@@ -40,6 +40,11 @@ export interface ResourceObserved {
   works: Work[];
   /** The files a finished pipeline run wrote to $KRT_OUTPUT_DIR (from its Runs). */
   filesOf: (run: WorkflowRun) => Files;
+  /**
+   * Pipelines whose run the API server refused to create in this reconcile, with its reason: they
+   * fail (a refusal is not retried), as a WorkflowRun's refused job does.
+   */
+  refused?: Record<string, string>;
   /** The controller's reconciliation interval, when the Promise does not set one. */
   defaultInterval?: string;
   now: Date;
@@ -249,6 +254,11 @@ function startPipeline(
       phase: 'Failed',
       message: `pipeline "${entry.name}" is no longer in the Promise`,
     };
+    return;
+  }
+  const refusal = o.refused?.[pipeline.metadata.name];
+  if (refusal !== undefined) {
+    entries[i] = { name: entry.name, phase: 'Failed', message: refusal };
     return;
   }
   const earlier: Record<string, Files> = {};

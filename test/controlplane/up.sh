@@ -113,7 +113,7 @@ log "CRDs installed: ${crds[*]##*/}"
 
 start kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig="$state/kubeconfig-kcm" \
-  --controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token \
+  --controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token,clusterrole-aggregation \
   --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
   --bind-address=127.0.0.1 --secure-port="$KCM_PORT" \
   --leader-elect=false --use-service-account-credentials=true --profiling=false

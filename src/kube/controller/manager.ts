@@ -118,6 +118,16 @@ export class ControllerManager {
     if (this.isLeading()) c.start();
   }
 
+  /** Whether a controller of this name is registered. */
+  has(name: string): boolean {
+    return this.controllers.has(name);
+  }
+
+  /** Queues a key of a controller from outside its watches (another controller's change). */
+  enqueue(name: string, key: string): void {
+    this.controllers.get(name)?.queue.add(key);
+  }
+
   /** Removes a controller: its workers stop, and informers no other controller uses are stopped. */
   async remove(name: string): Promise<void> {
     const c = this.controllers.get(name);

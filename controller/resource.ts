@@ -1,0 +1,162 @@
+// The reconciler of one Promise's resources: load the resource, its pipeline WorkflowRuns and Works
+// from the caches, plan with planResourceWorkflow, apply the actions, write status only when it
+// changed. One instance per Promise, added and removed while the controller runs.
+import * as k8s from '@kubernetes/client-node';
+import type { PromiseObject, ResourceObject, Work, WorkflowRun } from '../src/api/types.js';
+import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
+import { crd, statusCode, statusMessage } from '../src/kube/client.js';
+import type { ResilientInformer } from '../src/kube/informer.js';
+import { serverSideApply } from '../src/kube/raw.js';
+import { LABEL_RESOURCE_UID, LABEL_SUSPENDED } from '../src/labels.js';
+import { planResourceWorkflow, type ResourceAction } from '../src/plan/resource.js';
+import type { ResourceApi } from '../src/promise/api.js';
+import { workflowRunFiles } from '../src/promise/files.js';
+import { deepEqual } from '../src/helpers.js';
+import { log } from '../src/telemetry/log.js';
+import type { EventRecorder } from './events.js';
+import type { Run } from '../src/api/types.js';
+import { withoutTimes } from './workflowrun.js';
+
+export interface ResourceDeps {
+  kc: k8s.KubeConfig;
+  api: ResourceApi;
+  promise: () => PromiseObject | undefined;
+  resources: ResilientInformer<ResourceObject>;
+  workflowRuns: ResilientInformer<WorkflowRun>;
+  runs: ResilientInformer<Run>;
+  works: ResilientInformer<Work>;
+  custom: k8s.CustomObjectsApi;
+  events: EventRecorder;
+  defaultInterval?: string;
+  /** Told when a resource's workflow state changed, for the Promise's counts. */
+  changed?: () => void;
+  writes?: { inc(labels: { verb: string; resource: string }): void };
+}
+
+export async function reconcileResource(key: string, deps: ResourceDeps): Promise<number | undefined> {
+  const [namespace, name] = key.split('/') as [string, string];
+  const resource = deps.resources.get(namespace, name);
+  const promise = deps.promise();
+  if (!resource || resource.metadata.deletionTimestamp || !promise) return undefined;
+  const uid = resource.metadata.uid ?? '';
+  const observe = (refused?: Record<string, string>) =>
+    planResourceWorkflow({
+      resource,
+      promise,
+      runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
+      works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
+      filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
+      defaultInterval: deps.defaultInterval,
+      refused,
+      now: new Date(),
+    });
+  let plan = observe();
+  let target = resource;
+  let transient: unknown;
+  const refused: Record<string, string> = {};
+  for (const action of plan.actions) {
+    if (action.type === 'event') continue; // after the plan is final, below
+    try {
+      if (action.type === 'setLabels') target = await setLabels(target, action.labels, deps);
+      else await apply(action, resource, deps);
+    } catch (e) {
+      // Labels come before the status: without them the status is not written.
+      if (action.type === 'setLabels') throw e;
+      if (action.type === 'createRun' && isRefusal(e))
+        refused[action.pipeline] =
+          `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
+      else transient ??= e;
+    }
+  }
+  if (Object.keys(refused).length > 0) {
+    // Planned again with the refusal: the pipeline fails and the workflow halts.
+    plan = observe(refused);
+  }
+  if (!deepEqual(withoutTimes(resource.status ?? {}), withoutTimes(plan.status))) {
+    deps.writes?.inc({ verb: 'update', resource: `${deps.api.plural}/status` });
+    await deps.custom.replaceNamespacedCustomObjectStatus({
+      group: deps.api.group,
+      version: deps.api.version,
+      plural: deps.api.plural,
+      namespace,
+      name,
+      body: { ...target, status: plan.status },
+    });
+    if (resource.status?.kruntimes?.workflows?.phase !== plan.status.kruntimes?.workflows?.phase)
+      deps.changed?.();
+  }
+  // After the status: a write that conflicts is planned again, and its events said once.
+  for (const action of plan.actions) if (action.type === 'event') await apply(action, resource, deps);
+  if (transient !== undefined) throw transient;
+  return plan.requeueAfter;
+}
+
+const isRefusal = (e: unknown) => [400, 403, 413, 422].includes(statusCode(e) ?? 0);
+
+async function apply(
+  action: Exclude<ResourceAction, { type: 'setLabels' }>,
+  resource: ResourceObject,
+  deps: ResourceDeps,
+): Promise<void> {
+  const namespace = resource.metadata.namespace ?? '';
+  const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+  switch (action.type) {
+    case 'createRun':
+      deps.writes?.inc({ verb: 'create', resource: 'workflowruns' });
+      try {
+        await deps.custom.createNamespacedCustomObject({
+          ...crd('workflowruns', namespace),
+          body: action.run,
+        });
+      } catch (e) {
+        // The name is deterministic: after a crash the run is there already, and is ours.
+        if (statusCode(e) !== 409) throw e;
+      }
+      return;
+    case 'cancelRun':
+    case 'resumeRun':
+      deps.writes?.inc({ verb: 'patch', resource: 'workflowruns' });
+      await deps.custom.patchNamespacedCustomObject(
+        {
+          ...crd('workflowruns', namespace),
+          name: action.name,
+          body:
+            action.type === 'cancelRun'
+              ? { spec: { cancelRequested: true } }
+              : { metadata: { labels: { [LABEL_SUSPENDED]: null } } },
+        },
+        merge,
+      );
+      return;
+    case 'writeWork':
+      deps.writes?.inc({ verb: 'apply', resource: 'works' });
+      await serverSideApply(
+        deps.kc,
+        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/works/${action.work.metadata.name ?? ''}`,
+        { ...action.work, apiVersion: API_VERSION },
+      );
+      return;
+    case 'event':
+      deps.events.record(resource, action.eventType, action.reason, action.message);
+      return;
+  }
+}
+
+async function setLabels(
+  resource: ResourceObject,
+  labels: Record<string, string | null>,
+  deps: ResourceDeps,
+): Promise<ResourceObject> {
+  deps.writes?.inc({ verb: 'patch', resource: deps.api.plural });
+  return (await deps.custom.patchNamespacedCustomObject(
+    {
+      group: deps.api.group,
+      version: deps.api.version,
+      plural: deps.api.plural,
+      namespace: resource.metadata.namespace ?? '',
+      name: resource.metadata.name ?? '',
+      body: { metadata: { labels } },
+    },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  )) as ResourceObject;
+}

@@ -1,0 +1,86 @@
+// The Work reconciler: each object of a Work server-side applied (field manager kruntimes), the
+// objects a newer Work dropped deleted, the result in the Work's status. The controller applies
+// with its own rights: what Promises may create is what an admin granted it (README, "Promises").
+import type * as k8s from '@kubernetes/client-node';
+import type { AppliedObject, Work } from '../src/api/types.js';
+import { crd, statusCode, statusMessage } from '../src/kube/client.js';
+import { Discovery } from '../src/kube/discovery.js';
+import type { ResilientInformer } from '../src/kube/informer.js';
+import { rawJson, serverSideApply } from '../src/kube/raw.js';
+import { deepEqual } from '../src/helpers.js';
+import type { Manifest } from '../src/promise/documents.js';
+import { identity, placed, toPrune, workStatus } from '../src/promise/works.js';
+import { log } from '../src/telemetry/log.js';
+import type { EventRecorder } from './events.js';
+import { withoutTimes } from './workflowrun.js';
+
+export interface WorkDeps {
+  kc: k8s.KubeConfig;
+  works: ResilientInformer<Work>;
+  custom: k8s.CustomObjectsApi;
+  discovery: Discovery;
+  events: EventRecorder;
+  writes?: { inc(labels: { verb: string; resource: string }): void };
+}
+
+const describe = (o: AppliedObject) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+
+export async function reconcileWork(key: string, deps: WorkDeps): Promise<void> {
+  const [namespace, name] = key.split('/') as [string, string];
+  const work = deps.works.get(namespace, name);
+  if (!work || work.metadata.deletionTimestamp) return;
+  const applied: AppliedObject[] = [];
+  const failures: string[] = [];
+  for (const raw of (work.spec.objects ?? []) as Manifest[]) {
+    const info = await deps.discovery.resource(raw.apiVersion, raw.kind);
+    if (!info) {
+      failures.push(
+        `${raw.kind} ${raw.metadata.name}: the API server serves no kind ${raw.kind} in ${raw.apiVersion}`,
+      );
+      continue;
+    }
+    const obj = placed(raw, info.namespaced, namespace);
+    const id = identity(obj);
+    try {
+      deps.writes?.inc({ verb: 'apply', resource: info.plural });
+      await serverSideApply(deps.kc, Discovery.path(info, obj.metadata.namespace, obj.metadata.name), obj);
+      applied.push(id);
+    } catch (e) {
+      const code = statusCode(e);
+      // A transient failure is retried with backoff; a refusal is the Work's result.
+      if (code === undefined || code === 429 || code >= 500) throw e;
+      failures.push(`${describe(id)}: ${statusMessage(e)}`);
+    }
+  }
+  // Pruned only when every object applied: a half-applied Work keeps what it had.
+  const stale = failures.length === 0 ? toPrune(work.status?.applied ?? [], applied) : [];
+  for (const o of stale) {
+    const info = await deps.discovery.resource(o.apiVersion ?? '', o.kind ?? '');
+    if (!info) continue;
+    try {
+      deps.writes?.inc({ verb: 'delete', resource: info.plural });
+      await rawJson(deps.kc, 'DELETE', Discovery.path(info, o.namespace, o.name ?? ''));
+      log.info({ work: key, object: describe(o) }, 'pruned');
+    } catch (e) {
+      if (statusCode(e) !== 404) failures.push(`pruning ${describe(o)}: ${statusMessage(e)}`);
+    }
+  }
+  const kept = failures.length === 0 ? applied : mergeApplied(work.status?.applied ?? [], applied);
+  const status = workStatus(work.metadata.generation, kept, failures, work.status, new Date().toISOString());
+  if (deepEqual(withoutTimes(work.status ?? {}), withoutTimes(status))) return;
+  deps.writes?.inc({ verb: 'update', resource: 'works/status' });
+  await deps.custom.replaceNamespacedCustomObjectStatus({
+    ...crd('works', namespace),
+    name,
+    body: { ...work, status },
+  });
+  if (failures.length > 0) deps.events.record(work, 'Warning', 'ApplyFailed', status.message ?? '');
+}
+
+/** After a partial failure, what was applied before is still recorded, so a later pass can prune it. */
+function mergeApplied(before: AppliedObject[], now: AppliedObject[]): AppliedObject[] {
+  const key = (o: AppliedObject) => `${o.apiVersion}|${o.kind}|${o.namespace ?? ''}|${o.name}`;
+  const out = new Map(before.map((o) => [key(o), o]));
+  for (const o of now) out.set(key(o), o);
+  return [...out.values()];
+}

@@ -1,0 +1,61 @@
+// What applying a Work means (DESIGN.md §4): each object server-side applied in the Work's
+// namespace unless it names one (or is cluster-scoped), what a newer Work no longer holds pruned.
+import type { AppliedObject, Condition, WorkStatus } from '../api/types.js';
+import type { Manifest } from './documents.js';
+import { manifestKey } from './documents.js';
+
+/** The object as applied: its namespace filled in when its kind is namespaced and it names none. */
+export function placed(o: Manifest, namespaced: boolean, workNamespace: string): Manifest {
+  if (!namespaced) {
+    const { namespace: _drop, ...metadata } = o.metadata;
+    void _drop;
+    return { ...o, metadata: metadata as Manifest['metadata'] };
+  }
+  return { ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace || workNamespace } };
+}
+
+export function identity(o: Manifest): AppliedObject {
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+    name: o.metadata.name,
+  };
+}
+
+/** What was applied before and is not applied now: to be deleted. */
+export function toPrune(before: AppliedObject[], now: AppliedObject[]): AppliedObject[] {
+  const keep = new Set(now.map(manifestKey));
+  return before.filter((o) => !keep.has(manifestKey(o)));
+}
+
+/** The Work's status after one pass: what is applied, and the first failures by object. */
+export function workStatus(
+  generation: number | undefined,
+  applied: AppliedObject[],
+  failures: string[],
+  previous: WorkStatus | undefined,
+  now: string,
+): WorkStatus {
+  const ok = failures.length === 0;
+  const message = ok ? `${applied.length} object(s) applied` : failures.slice(0, 5).join('; ');
+  const old = previous?.conditions?.find((c) => c.type === 'Applied');
+  const status: Condition['status'] = ok ? 'True' : 'False';
+  const reason = ok ? 'Applied' : 'ApplyFailed';
+  return {
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    applied,
+    message,
+    conditions: [
+      {
+        type: 'Applied',
+        status,
+        reason,
+        message,
+        ...(generation !== undefined ? { observedGeneration: generation } : {}),
+        lastTransitionTime:
+          old?.status === status && old.reason === reason ? (old.lastTransitionTime ?? now) : now,
+      },
+    ],
+  };
+}
