@@ -12,7 +12,6 @@ import { planResourceWorkflow, type ResourceAction } from '../src/plan/resource.
 import type { ResourceApi } from '../src/promise/api.js';
 import { workflowRunFiles } from '../src/promise/files.js';
 import { deepEqual } from '../src/helpers.js';
-import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
 import type { Run } from '../src/api/types.js';
 import { withoutTimes } from './workflowrun.js';
