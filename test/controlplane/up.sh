@@ -105,7 +105,9 @@ wait_for kube-apiserver 90 api_ready
 # The CRDs go in before the controller manager starts, so the garbage collector sees them in its
 # first discovery instead of after its 30 s resync.
 kubectl=("$state/bin/kubectl" --kubeconfig "$state/kubeconfig")
-mapfile -t crds < <("${kubectl[@]}" apply --server-side -k "$root/config/crd" -o name)
+# A CRD the API server refuses stops the start here (process substitution would hide it).
+applied=$("${kubectl[@]}" apply --server-side -k "$root/config/crd" -o name) || die "the CRDs in config/crd were refused"
+mapfile -t crds <<<"$applied"
 "${kubectl[@]}" wait --for=condition=Established --timeout=60s "${crds[@]}" >/dev/null
 log "CRDs installed: ${crds[*]##*/}"
 # The system namespace, the service accounts and their permissions.

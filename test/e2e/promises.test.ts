@@ -1,0 +1,318 @@
+// Promises and their configure workflows (second seed, "Resource Workflows") end to end: the real
+// API server and garbage collector, the webhook over TLS, the controller, and runtimed running real
+// bash. One test per rule; each test has its own resource API. Steps write to a journal file on
+// this machine, so the test sees which pipeline ran, for which generation, how often.
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Work, WorkflowRun } from '../../src/api/types.js';
+import { crd } from '../../src/kube/client.js';
+import { LABEL_MANUAL_RECONCILIATION, LABEL_SUSPENDED } from '../../src/labels.js';
+import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
+import { controllerPid, isLeader, startController } from '../harness/controller.js';
+import { kubectl } from '../harness/kubectl.js';
+import {
+  applyPromise,
+  deletePromise,
+  grantTestGroup,
+  journal,
+  newApi,
+  pipeline,
+  promiseFor,
+  resourceClient,
+  type TestApi,
+} from '../harness/promises.js';
+import { processAlive } from '../harness/webhook.js';
+
+let c: TestCluster;
+const promises: string[] = [];
+beforeAll(async () => {
+  c = await testCluster('e2e-promises');
+  await grantTestGroup();
+});
+afterAll(async () => {
+  if (!processAlive(controllerPid())) startController();
+  for (const p of promises) deletePromise(p);
+  await c?.cleanup();
+});
+
+/** A Promise whose pipelines each append "<pipeline> <generation>" to the journal, then `run`. */
+async function setUp(
+  runs: Record<string, string>,
+  extra: object = {},
+): Promise<{ api: TestApi; j: ReturnType<typeof journal>; r: ReturnType<typeof resourceClient> }> {
+  const api = newApi();
+  const j = journal();
+  const pipelines = Object.entries(runs).map(([name, run]) =>
+    pipeline(name, `echo "${name} $KRT_OBSERVED_GENERATION" >> '${j.file}'\n${run}`),
+  );
+  await applyPromise(promiseFor(api, pipelines, extra));
+  promises.push(api.promise);
+  return { api, j, r: resourceClient(c, api) };
+}
+
+async function events(name: string): Promise<string[]> {
+  const list = await c.admin.core.listNamespacedEvent({ namespace: c.namespace });
+  return list.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason ?? '');
+}
+
+async function works(): Promise<Work[]> {
+  return (
+    (await c.admin.custom.listNamespacedCustomObject({ ...crd('works', c.namespace) })) as { items: Work[] }
+  ).items;
+}
+
+const gateWait = (gate: string) => `while [ ! -f '${gate}' ]; do sleep 0.1; done`;
+
+describe('configure workflows', () => {
+  it('runs the pipelines in order on create and again on update (KRT_OBSERVED_GENERATION 1 then 2)', async () => {
+    const { api, j, r } = await setUp({ first: 'true', second: 'true' });
+    await r.create('one', { size: 'small' });
+    const done = await r.workflow('one', 'Succeeded');
+    expect(j.lines()).toEqual(['first 1', 'second 1']);
+    expect(done.status?.conditions?.find((x) => x.type === 'Ready')?.status).toBe('True');
+    expect(done.status?.observedGeneration).toBe(1);
+    await r.patch('one', { spec: { size: 'large' } });
+    await r.workflow('one', 'Succeeded', 2);
+    expect(j.lines()).toEqual(['first 1', 'second 1', 'first 2', 'second 2']);
+    // The Promise counts it as configured; kubectl get shows the workflow's state.
+    await eventually(
+      async () =>
+        kubectl(['get', 'promise', api.promise, '-o', 'jsonpath={.status.summary}']).stdout === '1/1',
+      30_000,
+      'the Promise to count 1/1 configured',
+    );
+    const row = kubectl(['get', api.plural, 'one', '-n', c.namespace]).stdout;
+    expect(row).toMatch(/^NAME\s+STATUS\s+MESSAGE\s+AGE\n/);
+    expect(row).toContain('Succeeded');
+    expect(await events('one')).toEqual(expect.arrayContaining(['PipelineStarted', 'PipelineSucceeded']));
+  });
+
+  it('a failed pipeline halts the workflow; manual reconciliation reruns from the start and drops the label', async () => {
+    const gate = join(dirname(journal().file), 'ok');
+    const { j, r } = await setUp({ first: 'true', second: `[ -f '${gate}' ] || exit 3`, third: 'true' });
+    await r.create('two', {});
+    const failed = await r.workflow('two', 'Failed');
+    expect(j.lines()).toEqual(['first 1', 'second 1']);
+    expect(failed.status?.conditions?.find((x) => x.type === 'ConfigureWorkflowCompleted')).toMatchObject({
+      status: 'False',
+      reason: 'ConfigureWorkflowFailed',
+    });
+    expect(failed.status?.message).toContain('pipeline "second" failed');
+    expect(failed.status?.kruntimes?.workflows?.pipelines?.map((p) => p.phase)).toEqual([
+      'Succeeded',
+      'Failed',
+      'Pending',
+    ]);
+    expect(await events('two')).toContain('PipelineFailed');
+    writeFileSync(gate, '');
+    await r.patch('two', { metadata: { labels: { [LABEL_MANUAL_RECONCILIATION]: 'true' } } });
+    const again = await r.workflow('two', 'Succeeded', 2);
+    expect(j.lines()).toEqual(['first 1', 'second 1', 'first 1', 'second 1', 'third 1']);
+    expect(again.metadata.labels?.[LABEL_MANUAL_RECONCILIATION]).toBeUndefined();
+  });
+
+  it('an update during a running pipeline waits for it, then restarts from the first pipeline once', async () => {
+    const gate = join(dirname(journal().file), 'go');
+    const { j, r } = await setUp({ first: gateWait(gate), second: 'true' });
+    await r.create('three', { size: 'a' });
+    await eventually(async () => j.lines().length === 1, 30_000, 'the first pipeline to start');
+    await r.patch('three', { spec: { size: 'b' } });
+    await r.patch('three', { spec: { size: 'c' } });
+    await eventually(
+      async () => (await r.get('three')).status?.message?.includes('a new reconciliation waits') === true,
+      30_000,
+      'the resource to say a new reconciliation waits',
+    );
+    writeFileSync(gate, '');
+    const done = await r.workflow('three', 'Succeeded', 2);
+    // The running pipeline ended; the workflow then started again from the first, for generation 3.
+    expect(j.lines()).toEqual(['first 1', 'first 3', 'second 3']);
+    expect(done.status?.kruntimes?.workflows?.round).toBe(2);
+  });
+
+  it('suspended: resumes from the suspended pipeline when the label is removed', async () => {
+    const flag = join(dirname(journal().file), 'suspended-once');
+    const { j, r } = await setUp({
+      first: 'true',
+      second: `[ -f '${flag}' ] || { touch '${flag}'; printf 'suspend: true\\nmessage: needs approval\\n' > "$KRT_CONTROL"; }`,
+      third: 'true',
+    });
+    await r.create('four', {});
+    const held = await r.workflow('four', 'Suspended');
+    expect(held.metadata.labels?.[LABEL_SUSPENDED]).toBe('true');
+    expect(held.status?.kruntimes?.workflows?.pipelines?.[1]).toMatchObject({
+      phase: 'Suspended',
+      message: 'needs approval',
+    });
+    expect(held.status?.conditions?.find((x) => x.type === 'Reconciled')).toMatchObject({
+      status: 'False',
+      reason: 'WorkflowSuspended',
+    });
+    expect(j.lines()).toEqual(['first 1', 'second 1']);
+    await r.patch('four', { metadata: { labels: { [LABEL_SUSPENDED]: null } } });
+    const done = await r.workflow('four', 'Succeeded');
+    // Resumed: the suspended pipeline ran again, the first did not; still round 1.
+    expect(j.lines()).toEqual(['first 1', 'second 1', 'second 1', 'third 1']);
+    expect(done.status?.kruntimes?.workflows?.round).toBe(1);
+    expect(done.status?.kruntimes?.workflows?.pipelines?.[1]?.attempts).toBe(2);
+  });
+
+  it('a new reconciliation while suspended starts from the beginning', async () => {
+    const { j, r } = await setUp({
+      first: 'true',
+      second: `[ "$KRT_OBSERVED_GENERATION" = 2 ] || printf 'suspend: true\\n' > "$KRT_CONTROL"`,
+    });
+    await r.create('five', { size: 'a' });
+    const held = await r.workflow('five', 'Suspended');
+    const suspendedRun = held.status?.kruntimes?.workflows?.pipelines?.[1]?.workflowRunName ?? '';
+    await r.patch('five', { spec: { size: 'b' } });
+    const done = await r.workflow('five', 'Succeeded', 2);
+    expect(j.lines()).toEqual(['first 1', 'second 1', 'first 2', 'second 2']);
+    expect(done.metadata.labels?.[LABEL_SUSPENDED]).toBeUndefined();
+    const old = (await c.admin.custom.getNamespacedCustomObject({
+      ...crd('workflowruns', c.namespace),
+      name: suspendedRun,
+    })) as WorkflowRun;
+    expect(old.status?.phase).toBe('Cancelled');
+  });
+
+  it('retryAfter re-executes the pipeline, counting attempts, then continues', async () => {
+    const j = journal();
+    const api = newApi();
+    // The pipeline asks to be retried until it has run three times.
+    const retrying = pipeline(
+      'first',
+      `echo "first" >> '${j.file}'; n=$(grep -c '^first' '${j.file}')\n[ "$n" -ge 3 ] || printf 'retryAfter: 1s\\nmessage: not yet\\n' > "$KRT_CONTROL"`,
+    );
+    const after = pipeline('second', `echo second >> '${j.file}'`);
+    await applyPromise(promiseFor(api, [retrying, after]));
+    promises.push(api.promise);
+    const r = resourceClient(c, api);
+    await r.create('six', {});
+    const retried = await r.workflow('six', 'Suspended');
+    expect(retried.status?.kruntimes?.workflows?.pipelines?.[0]?.nextRetryAt).toBeDefined();
+    const done = await r.workflow('six', 'Succeeded');
+    expect(j.lines()).toEqual(['first', 'first', 'first', 'second']);
+    expect(done.status?.kruntimes?.workflows?.pipelines?.[0]?.attempts).toBe(3);
+    expect(await events('six')).toContain('PipelineRetryScheduled');
+  });
+
+  it('the periodic interval runs the workflow again', async () => {
+    const { j, r } = await setUp({ only: 'true' }, { reconcileInterval: '2s' });
+    await r.create('seven', {});
+    await r.workflow('seven', 'Succeeded', 3);
+    expect(j.lines().slice(0, 3)).toEqual(['only 1', 'only 1', 'only 1']);
+  });
+
+  it('a change of the Promise spec runs every resource workflow again', async () => {
+    const { api, j, r } = await setUp({ only: 'echo v1' });
+    await r.create('eight-a', {});
+    await r.create('eight-b', {});
+    await r.workflow('eight-a', 'Succeeded');
+    await r.workflow('eight-b', 'Succeeded');
+    expect(j.lines()).toEqual(['only 1', 'only 1']);
+    const changed = promiseFor(api, [
+      pipeline('only', `echo "only $KRT_OBSERVED_GENERATION" >> '${j.file}'\necho v2`),
+    ]);
+    await applyPromise(changed);
+    await r.workflow('eight-a', 'Succeeded', 2);
+    await r.workflow('eight-b', 'Succeeded', 2);
+    expect(j.lines()).toEqual(['only 1', 'only 1', 'only 1', 'only 1']);
+  });
+
+  it('a controller SIGKILLed mid-workflow neither skips nor repeats a pipeline', async () => {
+    const gate = join(dirname(journal().file), 'go');
+    const { j, r } = await setUp({ first: 'true', second: gateWait(gate), third: 'true' });
+    await r.create('nine', {});
+    await eventually(async () => j.lines().length === 2, 30_000, 'the second pipeline to start');
+    const pid = controllerPid();
+    process.kill(pid, 'SIGKILL');
+    await eventually(async () => !processAlive(pid), 5000, 'the controller to die');
+    writeFileSync(gate, '');
+    startController();
+    await eventually(async () => (await isLeader()) === 1, 40_000, 'the restarted controller to lead');
+    const done = await r.workflow('nine', 'Succeeded');
+    expect(j.lines()).toEqual(['first 1', 'second 1', 'third 1']);
+    expect(done.status?.kruntimes?.workflows?.round).toBe(1);
+  });
+
+  it('documents become Works applied to the cluster; an object a later run drops is pruned', async () => {
+    const cm = (n: string) =>
+      `printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: ${n}\\ndata:\\n  size: "%s"\\n' "$SIZE" > "$KRT_OUTPUT_DIR/${n}.yaml"`;
+    const api = newApi();
+    const writer = pipeline(
+      'write',
+      `${cm('ten-always')}\n[ "$SIZE" = small ] && ${cm('ten-sometimes')} || true`,
+      { SIZE: '${{ resource.spec.size }}' },
+    );
+    const reader = pipeline(
+      'read',
+      `grep -q 'name: ten-always' "$KRT_INPUT/write/ten-always.yaml"\nprintf 'message: read %s\\n' "$(ls "$KRT_INPUT/write" | tr '\\n' ' ')" > "$KRT_STATUS"`,
+    );
+    await applyPromise(promiseFor(api, [writer, reader]));
+    promises.push(api.promise);
+    const r = resourceClient(c, api);
+    await r.create('ten', { size: 'small' });
+    const done = await r.workflow('ten', 'Succeeded');
+    expect(done.status?.message).toBe('read ten-always.yaml ten-sometimes.yaml');
+    const cms = async () =>
+      (await c.admin.core.listNamespacedConfigMap({ namespace: c.namespace })).items
+        .map((x) => `${x.metadata?.name}=${x.data?.size}`)
+        .filter((x) => x.startsWith('ten-'))
+        .sort();
+    await eventually(async () => (await cms()).length === 2, 30_000, 'both ConfigMaps to be applied');
+    expect(await cms()).toEqual(['ten-always=small', 'ten-sometimes=small']);
+    const work = (await works()).find((w) => w.spec.pipeline === 'write' && w.metadata.name === 'ten-write');
+    expect(work?.metadata.ownerReferences?.[0]).toMatchObject({ kind: api.kind, name: 'ten' });
+    await r.patch('ten', { spec: { size: 'large' } });
+    await r.workflow('ten', 'Succeeded', 2);
+    await eventually(
+      async () => JSON.stringify(await cms()) === JSON.stringify(['ten-always=large']),
+      30_000,
+      'ten-sometimes to be pruned and ten-always updated',
+    );
+    await eventually(
+      async () =>
+        (await r.get('ten')).status?.conditions?.find((x) => x.type === 'WorksSucceeded')?.status === 'True',
+      30_000,
+      'WorksSucceeded',
+    );
+  });
+
+  it('an invalid document fails the step with the file name and the parse error', async () => {
+    const { r } = await setUp({ only: `printf 'kind: ConfigMap\\n' > "$KRT_OUTPUT_DIR/bad.yaml"` });
+    await r.create('eleven', {});
+    const failed = await r.workflow('eleven', 'Failed');
+    expect(failed.status?.message).toContain('$KRT_OUTPUT_DIR/bad.yaml: apiVersion is required');
+  });
+});
+
+describe('admission of Promises', () => {
+  it('refuses an invalid Promise at apply time (also with --dry-run=server), naming the field and the rule', async () => {
+    const api = newApi();
+    const bad = promiseFor(api, [pipeline('a', 'echo ${{ resource.spec.sise }}'), pipeline('a', 'true')]);
+    const r = kubectl(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(bad));
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(
+      'spec.workflows.resource.configure[0].spec.jobs.main.steps[0].run: "resource.spec.sise": the resource schema declares no field "spec.sise"',
+    );
+    expect(r.stderr).toContain(
+      'spec.workflows.resource.configure[1].metadata.name: duplicate pipeline name "a"',
+    );
+    const own = promiseFor(api, [pipeline('a', 'true')]);
+    (own.spec.api.spec as { group: string }).group = 'kruntimes.io';
+    expect(kubectl(['apply', '-f', '-'], JSON.stringify(own)).stderr).toContain(
+      'spec.api.spec.group: the group kruntimes.io belongs to kruntimes itself',
+    );
+  });
+
+  it('refuses a change of the API group or kind of an existing Promise', async () => {
+    const api = newApi();
+    await applyPromise(promiseFor(api, [pipeline('a', 'true')]));
+    promises.push(api.promise);
+    const renamed = promiseFor({ ...api, kind: `${api.kind}X` }, [pipeline('a', 'true')]);
+    const r = kubectl(['apply', '-f', '-'], JSON.stringify(renamed));
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("spec.api: the resource API's group and kind cannot change");
+  });
+});

@@ -1,0 +1,152 @@
+// Promises for the suites: each test its own resource API (a unique kind in test.kruntimes.dev), the
+// controller granted that group through the aggregated kruntimes-promises role, resources created
+// and read through the real API server.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { Pipeline, PromiseObject, ResourceObject } from '../../src/api/types.js';
+import { eventually, type TestCluster } from './cluster.js';
+import { kubectl } from './kubectl.js';
+
+export const TEST_GROUP = 'test.kruntimes.dev';
+
+/** Grants the controller the test group and ConfigMaps, and waits until the aggregation shows it. */
+export async function grantTestGroup(): Promise<void> {
+  const role = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'kruntimes-test-promises', labels: { 'kruntimes.io/aggregate-to-promises': 'true' } },
+    rules: [
+      { apiGroups: [TEST_GROUP], resources: ['*'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'patch', 'delete'] },
+    ],
+  };
+  const r = kubectl(['apply', '-f', '-'], JSON.stringify(role));
+  if (r.status !== 0) throw new Error(r.stderr);
+  await eventually(
+    async () =>
+      kubectl([
+        'get',
+        'clusterrole',
+        'kruntimes-promises',
+        '-o',
+        'jsonpath={.rules[*].apiGroups}',
+      ]).stdout.includes(TEST_GROUP),
+    30_000,
+    'the aggregated kruntimes-promises role to include the test group',
+  );
+}
+
+export interface TestApi {
+  promise: string;
+  kind: string;
+  plural: string;
+}
+
+export const pipeline = (name: string, run: string, env: Record<string, string> = {}): Pipeline => ({
+  apiVersion: 'kruntimes.io/v1alpha1',
+  kind: 'Pipeline',
+  metadata: { name },
+  spec: { jobs: { main: { 'runs-on': 'bash', steps: [{ name: 'go', run, env }] } } },
+});
+
+export function promiseFor(api: TestApi, configure: Pipeline[], extra: Partial<PromiseObject['spec']> = {}) {
+  return {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Promise',
+    metadata: { name: api.promise },
+    spec: {
+      api: {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `${api.plural}.${TEST_GROUP}` },
+        spec: {
+          group: TEST_GROUP,
+          scope: 'Namespaced',
+          names: { kind: api.kind, plural: api.plural },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: { spec: { type: 'object', properties: { size: { type: 'string' } } } },
+                },
+              },
+            },
+          ],
+        },
+      },
+      workflows: { resource: { configure } },
+      ...extra,
+    },
+  };
+}
+
+/** A new API name for one test. */
+export function newApi(): TestApi {
+  const id = randomBytes(3).toString('hex');
+  return { promise: `p-${id}`, kind: `Thing${id}`, plural: `things${id}` };
+}
+
+/** Applies the Promise and waits until its API is served. */
+export async function applyPromise(promise: object): Promise<void> {
+  const r = kubectl(['apply', '-f', '-'], JSON.stringify(promise));
+  if (r.status !== 0) throw new Error(r.stderr);
+  const name = (promise as { metadata: { name: string } }).metadata.name;
+  const w = kubectl(['wait', '--for=condition=Available', '--timeout=30s', `promise/${name}`]);
+  if (w.status !== 0) throw new Error(`promise ${name} not Available: ${w.stderr}`);
+}
+
+export function resourceClient(c: TestCluster, api: TestApi) {
+  const coords = { group: TEST_GROUP, version: 'v1', plural: api.plural, namespace: c.namespace };
+  const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  return {
+    create: (name: string, spec: object, labels: Record<string, string> = {}) =>
+      c.admin.custom.createNamespacedCustomObject({
+        ...coords,
+        body: { apiVersion: `${TEST_GROUP}/v1`, kind: api.kind, metadata: { name, labels }, spec },
+      }),
+    get: async (name: string) =>
+      (await c.admin.custom.getNamespacedCustomObject({ ...coords, name })) as ResourceObject,
+    patch: (name: string, body: object) =>
+      c.admin.custom.patchNamespacedCustomObject({ ...coords, name, body }, merge),
+    /** Waits until the resource's configure workflow is in `phase`, for round `round` at least. */
+    async workflow(name: string, phase: string, round = 1, timeoutMs = 60_000) {
+      let last: ResourceObject | undefined;
+      await eventually(
+        async () => {
+          last = await this.get(name).catch(() => undefined);
+          const w = last?.status?.kruntimes?.workflows;
+          return w?.phase === phase && (w.round ?? 0) >= round;
+        },
+        timeoutMs,
+        `${api.kind} ${name} to be ${phase} in round ${round} (last: ${JSON.stringify(last?.status?.kruntimes ?? {})})`,
+      );
+      return last as ResourceObject;
+    },
+  };
+}
+
+/** A file steps append lines to, on this machine (steps run here), read back by the test. */
+export function journal(): { file: string; lines: () => string[] } {
+  const file = join(mkdtempSync(join(tmpdir(), 'krt-promise-')), 'journal');
+  return {
+    file,
+    lines: () => {
+      try {
+        return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+      } catch {
+        return [];
+      }
+    },
+  };
+}
+
+export function deletePromise(name: string): void {
+  kubectl(['delete', 'promise', name, '--wait=false', '--ignore-not-found']);
+}
