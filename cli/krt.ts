@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { agentCommands } from './commands/agent.js';
+import { promiseCommands } from './commands/promise.js';
 import { validateCommand } from './commands/validate.js';
 import { runCommands } from './commands/run.js';
 import { workflowCommands } from './commands/workflow.js';
@@ -43,6 +44,7 @@ export function program(): Command {
   workflowRunCommands(krt, () => krt.opts());
   runCommands(krt, () => krt.opts());
   agentCommands(krt, () => krt.opts());
+  promiseCommands(krt, () => krt.opts());
 
   validateCommand(krt, 'validate manifests offline with the admission rules (exit 0 valid, 2 invalid)');
   return krt;

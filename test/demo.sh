@@ -33,14 +33,55 @@ grep -q '^notify:send | released to https://staging.example.com$' <<<"$logs" ||
 echo
 echo "== kubectl get workflowruns,runs"
 "${k[@]}" get workflowruns,runs
+echo
+echo "== a Promise (config/samples/promise): the AppConfig API, two configure pipelines"
+"${k[@]}" apply -k "$root/config/samples/promise"
+"${k[@]}" wait --for=condition=Available --timeout=60s promise/app-config >/dev/null
+"${krt[@]}" promise list
+ns=kruntimes-demo
+"${k[@]}" create namespace "$ns" --dry-run=client -o yaml | "${k[@]}" apply -f - >/dev/null
+"${k[@]}" apply -n "$ns" -f "$root/config/samples/promise/appconfig.yaml"
+# The workflow has run when the resource is Ready for its current generation.
+wait_ready() {
+  "${k[@]}" wait -n "$ns" --for=condition=Ready --timeout=90s appconfig/hello >/dev/null ||
+    { echo "demo: appconfig/hello is not Ready" >&2; "${krt[@]}" -n "$ns" resource get appconfig hello >&2; exit 1; }
+  local gen; gen=$("${k[@]}" get -n "$ns" appconfig/hello -o jsonpath='{.metadata.generation}')
+  for _ in $(seq 1 100); do
+    [ "$("${k[@]}" get -n "$ns" appconfig/hello -o jsonpath='{.status.observedGeneration}')" = "$gen" ] &&
+      "${k[@]}" wait -n "$ns" --for=condition=Ready --timeout=90s appconfig/hello >/dev/null && return 0
+    sleep 0.2
+  done
+  echo "demo: appconfig/hello did not reach generation $gen" >&2; exit 1
+}
+wait_ready
+echo
+echo "== krt resource get appconfig hello"
+"${krt[@]}" -n "$ns" resource get appconfig hello
+echo
+echo "== kubectl get appconfigs (the message comes from the second pipeline's status.yaml)"
+"${k[@]}" get -n "$ns" appconfigs
+echo
+echo "== the ConfigMaps its Works applied"
+"${k[@]}" get -n "$ns" configmap hello-config -o jsonpath='{.data}'; echo
+"${k[@]}" get -n "$ns" configmap hello-summary -o jsonpath='{.data}'; echo
+echo
+echo "== an update runs both pipelines again"
+"${k[@]}" patch -n "$ns" appconfig/hello --type merge -p '{"spec":{"greeting":"Hello again"}}'
+wait_ready
+"${k[@]}" get -n "$ns" configmap hello-config -o jsonpath='{.data}'; echo
+"${k[@]}" get -n "$ns" configmap hello-config -o jsonpath='{.data.greeting}' | grep -qx 'Hello again' ||
+  { echo "demo: the update did not reach the ConfigMap" >&2; exit 1; }
+"${krt[@]}" -n "$ns" resource get appconfig hello
 cat <<MSG
 
-Demo done: $name Succeeded; the endpoint made in deploy-workflow and checked in verify-workflow
+Demo done: $name Succeeded, and appconfig/hello was configured by its Promise twice (create, update). The endpoint made in deploy-workflow and checked in verify-workflow
 (three levels down) reached the notify step. The environment is still up. Look around with:
   export KUBECONFIG=$KUBECONFIG
   $root/bin/krt wfr list                     # runs;   krt wfr get $name   for the tree
   $root/bin/krt run list                     # steps;  krt run logs NAME   for one step's log
   $root/bin/krt workflow trigger release --wait
   $root/.kruntimes/bin/kubectl get wf,wfr,krun
+  $root/bin/krt promise list; $root/bin/krt -n $ns resource get appconfig hello
+  $root/.kruntimes/bin/kubectl -n $ns label appconfig hello kruntimes.io/manual-reconciliation=true
 Stop everything with: make down
 MSG

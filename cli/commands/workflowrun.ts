@@ -117,7 +117,7 @@ export function workflowRunCommands(program: Command, globals: Globals): void {
     });
 }
 
-async function printRunLogs(c: Connection, name: string, follow: boolean): Promise<void> {
+export async function printRunLogs(c: Connection, name: string, follow: boolean): Promise<void> {
   const dataDir = localDataDir();
   const offsets = new Map<string, number>();
   const prefixers = new Map<string, LinePrefixer>();

@@ -10,6 +10,7 @@ import { LABEL_MANUAL_RECONCILIATION, LABEL_SUSPENDED } from '../../src/labels.j
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { controllerPid, isLeader, startController } from '../harness/controller.js';
 import { kubectl } from '../harness/kubectl.js';
+import { krt } from '../harness/krt.js';
 import {
   applyPromise,
   deletePromise,
@@ -85,6 +86,16 @@ describe('configure workflows', () => {
     expect(row).toMatch(/^NAME\s+STATUS\s+MESSAGE\s+AGE\n/);
     expect(row).toContain('Succeeded');
     expect(await events('one')).toEqual(expect.arrayContaining(['PipelineStarted', 'PipelineSucceeded']));
+    // krt shows the tree and the logs without owner-reference chasing.
+    const tree = await krt(c, 'resource', 'get', api.kind, 'one');
+    expect(tree.stdout).toMatch(new RegExp(`^${api.kind}/one  Succeeded  round 2`));
+    expect(tree.stdout).toMatch(/├─ pipeline first {2}Succeeded\n│ {2}└─ one-first-[0-9a-f]{5} {2}Succeeded/);
+    const logs = await krt(c, 'resource', 'logs', api.plural, 'one');
+    expect(logs.stdout).toMatch(/== pipeline run one-first-[0-9a-f]{5}\n/);
+    const list = await krt(c, 'promise', 'list');
+    expect(list.stdout).toMatch(
+      new RegExp(`${api.promise}\\s+${api.kind}\\s+test.kruntimes.dev/v1\\s+True\\s+1/1`),
+    );
   });
 
   it('a failed pipeline halts the workflow; manual reconciliation reruns from the start and drops the label', async () => {
