@@ -193,6 +193,7 @@ export class Manager {
         workflowRuns: caches.workflowRuns,
         runs: caches.runs,
         works,
+        workflows: caches.workflows,
         custom,
         events,
         defaultInterval: this.opts.reconcileInterval,

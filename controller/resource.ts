@@ -2,7 +2,7 @@
 // from the caches, plan with planResourceWorkflow, apply the actions, write status only when it
 // changed. One instance per Promise, added and removed while the controller runs.
 import * as k8s from '@kubernetes/client-node';
-import type { PromiseObject, ResourceObject, Work, WorkflowRun } from '../src/api/types.js';
+import type { PromiseObject, ResourceObject, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
 import { crd, statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
@@ -24,6 +24,7 @@ export interface ResourceDeps {
   workflowRuns: ResilientInformer<WorkflowRun>;
   runs: ResilientInformer<Run>;
   works: ResilientInformer<Work>;
+  workflows: ResilientInformer<Workflow>;
   custom: k8s.CustomObjectsApi;
   events: EventRecorder;
   defaultInterval?: string;
@@ -44,6 +45,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       promise,
       runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
       works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
+      workflow: (ns, n) => deps.workflows.get(ns, n),
       filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
       defaultInterval: deps.defaultInterval,
       refused,

@@ -31,7 +31,18 @@ export const pipelineSchema: Schema = obj(
       },
       { required: ['name'] },
     ),
-    spec: obj('What the pipeline runs.', { jobs: pipelineJobsSchema }, { required: ['jobs'] }),
+    spec: obj('What the pipeline runs: inline jobs, or a Workflow of spec.workflowNamespace.', {
+      jobs: pipelineJobsSchema,
+      uses: str('Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.', {
+        maxLength: L.MAX_LABEL_VALUE_LENGTH,
+        pattern: P.WORKFLOW_NAME_PATTERN,
+      }),
+      with: obj(
+        'Inputs of the Workflow: strings (which may read ${{ resource.<path> }}), numbers or booleans.',
+        {},
+        { maxProperties: L.MAX_INPUTS, 'x-kubernetes-preserve-unknown-fields': true },
+      ),
+    }),
   },
   { required: ['kind', 'metadata', 'spec'] },
 );
@@ -46,6 +57,10 @@ export const promiseSpecSchema: Schema = obj(
       'The CustomResourceDefinition (apiextensions.k8s.io/v1) of the resource API; the controller installs it with the status fields and printer columns the workflows need.',
       {},
       { 'x-kubernetes-preserve-unknown-fields': true },
+    ),
+    workflowNamespace: str(
+      'The namespace of the Workflows that pipelines name with uses (read when a pipeline starts).',
+      { maxLength: L.MAX_LABEL_VALUE_LENGTH, pattern: P.WORKFLOW_NAME_PATTERN },
     ),
     reconcileInterval: str(
       `How often each resource's configure workflow runs again to correct drift, such as 10h (the controller default, --reconcile-interval, is ${L.DEFAULT_RECONCILE_INTERVAL}).`,

@@ -532,13 +532,13 @@ export interface Pipeline {
     name: string;
   };
   /**
-   * What the pipeline runs.
+   * What the pipeline runs: inline jobs, or a Workflow of spec.workflowNamespace.
    */
   spec: {
     /**
      * Jobs of the pipeline.
      */
-    jobs: {
+    jobs?: {
       /**
        * A job: either inline (runs-on and steps) or a call of a reusable Workflow (uses and optional with).
        */
@@ -607,6 +607,16 @@ export interface Pipeline {
         };
       };
     };
+    /**
+     * Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.
+     */
+    uses?: string;
+    /**
+     * Inputs of the Workflow: strings (which may read ${{ resource.<path> }}), numbers or booleans.
+     */
+    with?: {
+      [k: string]: unknown;
+    };
   };
 }
 /**
@@ -619,6 +629,10 @@ export interface PromiseSpec {
   api: {
     [k: string]: unknown;
   };
+  /**
+   * The namespace of the Workflows that pipelines name with uses (read when a pipeline starts).
+   */
+  workflowNamespace?: string;
   /**
    * How often each resource's configure workflow runs again to correct drift, such as 10h (the controller default, --reconcile-interval, is 10h).
    */

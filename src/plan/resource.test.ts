@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import type { Pipeline, PromiseObject, ResourceObject, WorkflowRun } from '../api/types.js';
+import type { Pipeline, PromiseObject, ResourceObject, Workflow, WorkflowRun } from '../api/types.js';
 import {
   LABEL_MANUAL_RECONCILIATION,
   LABEL_PIPELINE,
@@ -344,5 +344,59 @@ describe('planResourceWorkflow', () => {
     const again = planResourceWorkflow(observe({ resource: r, runs, now: later(30_000) }));
     expect(again.status).toEqual(r.status);
     expect(again.actions.filter((a) => a.type !== 'writeWork')).toEqual([]);
+  });
+
+  describe('a pipeline that names a Workflow (uses)', () => {
+    const wf = (jobs: Record<string, unknown>): Workflow =>
+      ({
+        apiVersion: 'kruntimes.io/v1alpha1',
+        kind: 'Workflow',
+        metadata: { name: 'provision', namespace: 'platform' },
+        spec: { inputs: { size: { type: 'string', required: true } }, jobs },
+      }) as Workflow;
+    const using = (
+      w: Workflow | undefined,
+      given: Record<string, string> = { size: 'big-${{ resource.spec.size }}' },
+    ) => {
+      const p = promise({ workflowNamespace: 'platform' });
+      p.spec.workflows = {
+        resource: {
+          configure: [
+            {
+              apiVersion: 'kruntimes.io/v1alpha1',
+              kind: 'Pipeline',
+              metadata: { name: 'a' },
+              spec: { uses: 'provision', with: given },
+            },
+          ],
+        },
+      };
+      return planResourceWorkflow(
+        observe({
+          promise: p,
+          workflow: (ns, n) => (ns === 'platform' && n === w?.metadata.name ? w : undefined),
+        }),
+      );
+    };
+
+    it('runs the Workflow materialized with its inputs, the resource values read as data', () => {
+      const plan = using(
+        wf({ go: { 'runs-on': 'bash', steps: [{ name: 's', run: 'echo ${{ inputs.size }}' }] } }),
+      );
+      const step = creates(plan.actions)[0]?.run.spec.jobs.go?.steps?.[0];
+      expect(step?.run).toBe('echo big-small');
+      expect(step?.env?.KRT_OBSERVED_GENERATION).toBe('1');
+    });
+
+    it('fails the pipeline when the Workflow is missing, calls other Workflows, or misses an input', () => {
+      expect(using(undefined).status.message).toBe(
+        'pipeline "a" failed: Workflow "provision" not found in namespace "platform"',
+      );
+      expect(using(wf({ call: { uses: 'other' } })).status.message).toBe(
+        'pipeline "a" failed: Workflow "provision" calls other Workflows (job "call"), which a pipeline cannot',
+      );
+      const ok = wf({ go: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } });
+      expect(using(ok, {}).status.message).toMatch(/^pipeline "a" failed: with: .*"size"/);
+    });
   });
 });

@@ -13,7 +13,6 @@ import type {
   WorkflowRun,
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
-import { ExprError } from '../expr/index.js';
 import {
   LABEL_MANUAL_RECONCILIATION,
   LABEL_PIPELINE,
@@ -27,7 +26,12 @@ import { DEFAULT_RECONCILE_INTERVAL } from '../limits.js';
 import { boundedName } from '../names.js';
 import { parseManifests } from '../promise/documents.js';
 import type { Files } from '../promise/files.js';
-import { buildPipelineRun, configurePipelines, workflowHash } from '../promise/pipeline.js';
+import {
+  buildPipelineRun,
+  configurePipelines,
+  workflowHash,
+  type WorkflowLookup,
+} from '../promise/pipeline.js';
 import { parseDuration } from '../runtime/duration.js';
 import { deepEqual } from '../helpers.js';
 
@@ -38,6 +42,8 @@ export interface ResourceObserved {
   runs: WorkflowRun[];
   /** Works of the resource (same label). */
   works: Work[];
+  /** Workflows by namespace and name, for pipelines that name one (uses). */
+  workflow?: WorkflowLookup;
   /** The files a finished pipeline run wrote to $KRT_OUTPUT_DIR (from its Runs). */
   filesOf: (run: WorkflowRun) => Files;
   /**
@@ -266,14 +272,14 @@ function startPipeline(
     const run = runOf.get(e.name ?? '');
     if (run) earlier[e.name ?? ''] = o.filesOf(run);
   }
-  try {
-    const run = buildPipelineRun(o.resource, o.promise, pipeline, round, hash, earlier);
-    actions.push({ type: 'createRun', pipeline: pipeline.metadata.name, run });
-    entries[i] = { name: entry.name, phase: 'Running', workflowRunName: run.metadata.name };
-  } catch (e) {
-    if (!(e instanceof ExprError)) throw e;
-    entries[i] = { ...entry, phase: 'Failed', message: `pipeline "${entry.name}": ${e.message}` };
+  const run = buildPipelineRun(o.resource, o.promise, pipeline, round, hash, earlier, o.workflow);
+  if ('error' in run && typeof run.error === 'string') {
+    entries[i] = { ...entry, phase: 'Failed', message: run.error };
+    return;
   }
+  const made = run as WorkflowRun;
+  actions.push({ type: 'createRun', pipeline: pipeline.metadata.name, run: made });
+  entries[i] = { name: entry.name, phase: 'Running', workflowRunName: made.metadata.name };
 }
 
 /** The Work of one pipeline: its objects, or why its files are not Kubernetes manifests. */

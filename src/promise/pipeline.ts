@@ -1,8 +1,18 @@
 // One pipeline of a resource's configure workflow as a WorkflowRun owned by the resource
 // (DESIGN.md §4): deterministic name, labels that say what it ran for, `resource` rendered as data.
-import type { JobSpec, Pipeline, PromiseObject, ResourceObject, WorkflowRun } from '../api/types.js';
+import type {
+  JobSpec,
+  Pipeline,
+  PromiseObject,
+  ResourceObject,
+  Workflow,
+  WorkflowRun,
+} from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
-import { renderPartial } from '../expr/index.js';
+import { ExprError, renderPartial, renderTemplate } from '../expr/index.js';
+import { formatFieldError } from '../fielderror.js';
+import { materialize, resolveInputs } from '../render/materialize.js';
+import { isScalar } from '../validate/call.js';
 import type { Value } from '../expr/index.js';
 import {
   LABEL_PIPELINE,
@@ -49,9 +59,43 @@ function renderResource<T>(value: T, resource: Value): T {
   return value;
 }
 
+/** Workflows by namespace and name (the controller's cache), for pipelines that name one. */
+export type WorkflowLookup = (namespace: string, name: string) => Workflow | undefined;
+
+/**
+ * The jobs a pipeline runs: its own with `resource` rendered as data, or those of the Workflow it
+ * names, materialized with its `with` (late binding: read when the pipeline starts).
+ */
+function pipelineJobs(
+  pipeline: Pipeline,
+  promise: PromiseObject,
+  view: Value,
+  workflow: WorkflowLookup | undefined,
+): { jobs: Record<string, JobSpec> } | { error: string } {
+  if (pipeline.spec.jobs) return { jobs: renderResource(pipeline.spec.jobs, view) };
+  const name = pipeline.spec.uses ?? '';
+  const namespace = promise.spec.workflowNamespace ?? '';
+  const wf = workflow?.(namespace, name);
+  if (!wf) return { error: `Workflow "${name}" not found in namespace "${namespace}"` };
+  // Its call jobs would look for Workflows in the resource's namespace, not in the Promise's.
+  const caller = Object.entries(wf.spec.jobs).find(([, j]) => j.uses !== undefined);
+  if (caller)
+    return {
+      error: `Workflow "${name}" calls other Workflows (job "${caller[0]}"), which a pipeline cannot`,
+    };
+  const given: Record<string, string> = {};
+  for (const [k, v] of Object.entries(pipeline.spec.with ?? {})) {
+    if (!isScalar(v)) return { error: `with.${k} must be a string, number or boolean` };
+    given[k] = typeof v === 'string' ? renderTemplate(v, { resource: view }) : String(v);
+  }
+  const inputs = resolveInputs(wf, given, 'with');
+  if ('errors' in inputs) return { error: `${inputs.errors.map(formatFieldError).join('; ')}` };
+  return { jobs: materialize(wf, inputs.values).jobs };
+}
+
 /**
  * The WorkflowRun of pipeline `index` in round `round`. `earlier` holds what earlier pipelines
- * wrote, by pipeline. Throws ExprError when a `resource` reference cannot be rendered.
+ * wrote, by pipeline. An error says why it cannot be made (a missing Workflow, a bad reference).
  */
 export function buildPipelineRun(
   resource: ResourceObject,
@@ -60,11 +104,20 @@ export function buildPipelineRun(
   round: number,
   hash: string,
   earlier: Record<string, Files>,
-): WorkflowRun {
+  workflow?: WorkflowLookup,
+): WorkflowRun | { error: string } {
   const view = JSON.parse(JSON.stringify({ ...resource, status: undefined })) as Value;
   const generation = String(resource.metadata.generation ?? 1);
-  const jobs = renderResource(pipeline.spec.jobs, view);
-  for (const job of Object.values(jobs) as JobSpec[])
+  let made: { jobs: Record<string, JobSpec> } | { error: string };
+  try {
+    made = pipelineJobs(pipeline, promise, view, workflow);
+  } catch (e) {
+    if (!(e instanceof ExprError)) throw e;
+    return { error: e.message };
+  }
+  if ('error' in made) return made;
+  const { jobs } = made;
+  for (const job of Object.values(jobs))
     for (const step of job.steps ?? [])
       step.env = { ...(step.env ?? {}), KRT_OBSERVED_GENERATION: generation };
   const inputFiles: Files = { 'object.yaml': objectYaml(resource as never) };

@@ -149,4 +149,35 @@ describe('validatePromise', () => {
       'spec.jobs.main.steps[0].run: "resource.spec.size" cannot be used here: resource is only readable in the pipelines of a Promise',
     ]);
   });
+
+  it('a pipeline has jobs or uses; uses needs spec.workflowNamespace; with reads only the resource', () => {
+    const uses = (w: Record<string, unknown>) => ({
+      apiVersion: 'kruntimes.io/v1alpha1' as const,
+      kind: 'Pipeline' as const,
+      metadata: { name: 'u' },
+      spec: { uses: 'provision', with: w },
+    });
+    expect(
+      errorsOf(
+        promise({ workflows: { resource: { configure: [uses({ a: '${{ resource.spec.size }}' })] } } }),
+      ),
+    ).toEqual(['spec.workflowNamespace: required: pipeline "u" uses a Workflow']);
+    expect(
+      errorsOf(
+        promise({
+          workflowNamespace: 'platform',
+          workflows: { resource: { configure: [uses({ a: '${{ inputs.x }}', b: ['x'], c: 3 })] } },
+        }),
+      ),
+    ).toEqual([
+      'spec.workflows.resource.configure[0].spec.with.a: "inputs.x" cannot be used here: a Pipeline with passes values from the resource only',
+      'spec.workflows.resource.configure[0].spec.with.b: must be a string, number or boolean, not a list (an input value is one scalar)',
+    ]);
+    const both = { ...pipeline('b'), spec: { jobs: step('true'), uses: 'provision' } };
+    expect(
+      errorsOf(promise({ workflowNamespace: 'platform', workflows: { resource: { configure: [both] } } })),
+    ).toEqual([
+      'spec.workflows.resource.configure[0].spec: a Pipeline has either jobs or uses (a Workflow), not both',
+    ]);
+  });
 });

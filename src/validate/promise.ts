@@ -7,6 +7,8 @@ import { isObject } from '../helpers.js';
 import { apiIdentity, resourceApi, resourceApiErrors } from '../promise/api.js';
 import { parseDuration } from '../runtime/duration.js';
 import { validateJobs } from './jobs.js';
+import { withValueErrors } from './call.js';
+import { checkExpressions, type ExpressionScope } from './expressions.js';
 import type { ValidationResult } from './result.js';
 import { objectSizeError } from './size.js';
 import { structural } from './structural.js';
@@ -14,6 +16,12 @@ import { structural } from './structural.js';
 const NO_INPUTS = {
   unavailable: 'a Pipeline has no inputs; read the resource with ${{ resource.<path> }}',
 };
+
+/** A pipeline's `with` reads only the resource. */
+function withScope(schema: unknown): ExpressionScope {
+  const why = { unavailable: 'a Pipeline with passes values from the resource only' };
+  return { inputs: why, jobs: why, steps: why, allJobs: {}, resource: { schema } };
+}
 
 export function validatePromise(promise: PromiseObject, old?: PromiseObject): ValidationResult {
   const warnings: string[] = [];
@@ -48,6 +56,25 @@ export function validatePromise(promise: PromiseObject, old?: PromiseObject): Va
       if (seen.has(p.metadata.name))
         errors.push(fieldError(`${at}.metadata.name`, `duplicate pipeline name "${p.metadata.name}"`));
       seen.add(p.metadata.name);
+      if ((p.spec.jobs === undefined) === (p.spec.uses === undefined)) {
+        errors.push(fieldError(`${at}.spec`, 'a Pipeline has either jobs or uses (a Workflow), not both'));
+        return;
+      }
+      if (p.spec.uses !== undefined) {
+        if (!promise.spec.workflowNamespace)
+          errors.push(
+            fieldError('spec.workflowNamespace', `required: pipeline "${p.metadata.name}" uses a Workflow`),
+          );
+        for (const [k, v] of Object.entries(p.spec.with ?? {})) {
+          const field = `${at}.spec.with.${k}`;
+          const shape = withValueErrors(v, field);
+          errors.push(...shape);
+          if (shape.length === 0) errors.push(...checkExpressions(v, field, withScope(schema)).errors);
+        }
+        return;
+      }
+      if (p.spec.with !== undefined)
+        errors.push(fieldError(`${at}.spec.with`, 'with is only allowed with uses'));
       const jobs = validateJobs(p.spec.jobs as Record<string, JobSpec>, {
         inputs: NO_INPUTS,
         base: `${at}.spec.jobs`,

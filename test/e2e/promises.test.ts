@@ -290,6 +290,44 @@ describe('configure workflows', () => {
     );
   });
 
+  it('a pipeline that names a Workflow runs it with inputs read from the resource', async () => {
+    const j = journal();
+    const wf = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: 'provision', namespace: c.namespace },
+      spec: {
+        inputs: { size: { type: 'string', required: true } },
+        jobs: {
+          go: {
+            'runs-on': 'bash',
+            steps: [
+              {
+                name: 's',
+                run: `echo "size=$SIZE gen=$KRT_OBSERVED_GENERATION" >> '${j.file}'`,
+                env: { SIZE: '${{ inputs.size }}' },
+              },
+            ],
+          },
+        },
+      },
+    };
+    expect(kubectl(['apply', '-f', '-'], JSON.stringify(wf)).status).toBe(0);
+    const api = newApi();
+    const uses = {
+      apiVersion: 'kruntimes.io/v1alpha1' as const,
+      kind: 'Pipeline' as const,
+      metadata: { name: 'provision' },
+      spec: { uses: 'provision', with: { size: 'x-${{ resource.spec.size }}' } },
+    };
+    await applyPromise(promiseFor(api, [uses], { workflowNamespace: c.namespace }));
+    promises.push(api.promise);
+    const r = resourceClient(c, api);
+    await r.create('twelve', { size: '$(touch /tmp/pwned)' });
+    await r.workflow('twelve', 'Succeeded');
+    expect(j.lines()).toEqual(['size=x-$(touch /tmp/pwned) gen=1']);
+  });
+
   it('an invalid document fails the step with the file name and the parse error', async () => {
     const { r } = await setUp({ only: `printf 'kind: ConfigMap\\n' > "$KRT_OUTPUT_DIR/bad.yaml"` });
     await r.create('eleven', {});
