@@ -177,6 +177,7 @@ export class Manager {
       path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
       labelSelector: LABEL_PROMISE,
     });
+    const authz = apiClient(this.kc, k8s.AuthorizationV1Api);
     const served = new Map<string, { path: string; informer: ResilientInformer<ResourceObject> }>();
     const serve = async (promise: string, api: ResourceApi) => {
       const path = `/apis/${api.group}/${api.version}/${api.plural}`;
@@ -197,7 +198,6 @@ export class Manager {
         custom,
         events,
         defaultInterval: this.opts.reconcileInterval,
-        changed: () => m.enqueue('promise', `/${promise}`),
         writes: this.writes,
       };
       await m.add(
@@ -225,8 +225,15 @@ export class Manager {
         }),
       );
       // The Promise counts its resources: a resource that comes or goes changes them.
-      resources.on('add', () => m.enqueue('promise', `/${promise}`));
-      resources.on('delete', () => m.enqueue('promise', `/${promise}`));
+      // (From the cache's events, so the count it makes sees the change.)
+      const recount = () => m.enqueue('promise', `/${promise}`);
+      resources.on('add', recount);
+      resources.on('delete', recount);
+      resources.on('update', (old: ResourceObject, now: ResourceObject) => {
+        const a = old.status?.kruntimes?.workflows;
+        const b = now.status?.kruntimes?.workflows;
+        if (a?.phase !== b?.phase || a?.hash !== b?.hash) recount();
+      });
       return resources;
     };
     const unserve = async (promise: string) => {
@@ -247,6 +254,9 @@ export class Manager {
             events,
             serve,
             unserve,
+            missingRights: (api) => missingRights(authz, api),
+            isServed: (promise, api) =>
+              served.get(promise)?.path === `/apis/${api.group}/${api.version}/${api.plural}`,
             writes: this.writes,
           }),
         workers: 2,
@@ -283,4 +293,32 @@ export class Manager {
     await this.runtime.stop();
     this.server?.close();
   }
+}
+
+/** What a resources/<promise> reconciler needs on its API that the controller may not do. */
+async function missingRights(authz: k8s.AuthorizationV1Api, api: ResourceApi): Promise<string[]> {
+  const wanted: [string, string | undefined][] = [
+    ['list', undefined],
+    ['watch', undefined],
+    ['patch', undefined],
+    ['update', 'status'],
+  ];
+  const answers = await Promise.all(
+    wanted.map(async ([verb, subresource]) => {
+      const review = await authz.createSelfSubjectAccessReview({
+        body: {
+          spec: {
+            resourceAttributes: {
+              group: api.group,
+              resource: api.plural,
+              verb,
+              ...(subresource ? { subresource } : {}),
+            },
+          },
+        },
+      });
+      return review.status?.allowed ? undefined : subresource ? `${verb} ${subresource} of` : verb;
+    }),
+  );
+  return answers.filter((a): a is string => a !== undefined);
 }

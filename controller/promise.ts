@@ -14,6 +14,9 @@ import { workflowHash } from '../src/promise/pipeline.js';
 import type { EventRecorder } from './events.js';
 import { withoutTimes } from './workflowrun.js';
 
+/** On an installed CRD: the generation of the Promise it was applied from. */
+const ANNOTATION_GENERATION = 'kruntimes.io/promise-generation';
+
 export interface Crd {
   metadata: k8s.V1ObjectMeta;
   status?: { conditions?: { type: string; status: string; message?: string }[] };
@@ -27,6 +30,10 @@ export interface PromiseDeps {
   events: EventRecorder;
   /** Starts (or keeps) the reconciler of the Promise's resources; returns their cache. */
   serve: (promise: string, api: ResourceApi) => Promise<ResilientInformer<ResourceObject>>;
+  /** Whether the Promise's resources are served already (at this API). */
+  isServed: (promise: string, api: ResourceApi) => boolean;
+  /** The verbs on the API (and its status) the controller lacks, from SelfSubjectAccessReviews. */
+  missingRights: (api: ResourceApi) => Promise<string[]>;
   /** Stops the reconciler of a Promise that is gone. */
   unserve: (promise: string) => Promise<void>;
   writes?: { inc(labels: { verb: string; resource: string }): void };
@@ -73,44 +80,32 @@ async function install(
 ): Promise<PromiseStatus> {
   const crd = installableCrd(promise);
   const crdName = (crd.metadata as { name: string }).name;
-  try {
-    deps.writes?.inc({ verb: 'apply', resource: 'customresourcedefinitions' });
-    await serverSideApply(deps.kc, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`, {
-      ...crd,
-      metadata: {
-        ...(crd.metadata as object),
-        ownerReferences: [
-          {
-            apiVersion: API_VERSION,
-            kind: 'Promise',
-            name: promise.metadata.name ?? '',
-            uid: promise.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-    });
-  } catch (e) {
-    const code = statusCode(e);
-    if (code === undefined || code === 429 || code >= 500) throw e;
-    return promiseStatus(
-      promise,
-      'False',
-      'APIRefused',
-      `the API server refused the CRD "${crdName}": ${statusMessage(e)}`,
-      now,
-      api,
-    );
+  const generation = String(promise.metadata.generation ?? '');
+  // Applied for this generation already (its annotation says so): counting resources writes nothing.
+  const current = deps.crds.get('', crdName);
+  const ours = current?.metadata.ownerReferences?.some((o) => o.uid === promise.metadata.uid);
+  if (!ours || current?.metadata.annotations?.[ANNOTATION_GENERATION] !== generation) {
+    const refused = await applyCrd(promise, crd, crdName, generation, deps);
+    if (refused) return promiseStatus(promise, 'False', 'APIRefused', refused, now, api);
   }
-  const installed = deps.crds.get('', crdName);
-  const established = installed?.status?.conditions?.find((c) => c.type === 'Established');
+  const established = deps.crds.get('', crdName)?.status?.conditions?.find((c) => c.type === 'Established');
   if (established?.status !== 'True')
     return promiseStatus(
       promise,
       'False',
       'APIPending',
       `waiting for the API server to serve ${api.plural}.${api.group}`,
+      now,
+      api,
+    );
+  // Without these rights the resources cannot be listed, and their reconciler would wait for ever.
+  const missing = deps.isServed(promise.metadata.name ?? '', api) ? [] : await deps.missingRights(api);
+  if (missing.length > 0)
+    return promiseStatus(
+      promise,
+      'False',
+      'Forbidden',
+      `the controller may not ${missing.join(', ')} ${api.plural}.${api.group}: grant it with a ClusterRole labelled kruntimes.io/aggregate-to-promises: "true"`,
       now,
       api,
     );
@@ -132,6 +127,41 @@ async function install(
     configured,
     summary: `${configured}/${resources.length}`,
   };
+}
+
+/** Server-side apply of the CRD, owned by the Promise; a refusal's message, or undefined. */
+async function applyCrd(
+  promise: PromiseObject,
+  crd: Record<string, unknown>,
+  crdName: string,
+  generation: string,
+  deps: PromiseDeps,
+): Promise<string | undefined> {
+  try {
+    deps.writes?.inc({ verb: 'apply', resource: 'customresourcedefinitions' });
+    await serverSideApply(deps.kc, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`, {
+      ...crd,
+      metadata: {
+        ...(crd.metadata as object),
+        annotations: { [ANNOTATION_GENERATION]: generation },
+        ownerReferences: [
+          {
+            apiVersion: API_VERSION,
+            kind: 'Promise',
+            name: promise.metadata.name ?? '',
+            uid: promise.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+    });
+    return undefined;
+  } catch (e) {
+    const code = statusCode(e);
+    if (code === undefined || code === 429 || code >= 500) throw e;
+    return `the API server refused the CRD "${crdName}": ${statusMessage(e)}`;
+  }
 }
 
 function promiseStatus(

@@ -28,8 +28,6 @@ export interface ResourceDeps {
   custom: k8s.CustomObjectsApi;
   events: EventRecorder;
   defaultInterval?: string;
-  /** Told when a resource's workflow state changed, for the Promise's counts. */
-  changed?: () => void;
   writes?: { inc(labels: { verb: string; resource: string }): void };
 }
 
@@ -83,8 +81,6 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       name,
       body: { ...target, status: plan.status },
     });
-    if (resource.status?.kruntimes?.workflows?.phase !== plan.status.kruntimes?.workflows?.phase)
-      deps.changed?.();
   }
   // After the status: a write that conflicts is planned again, and its events said once.
   for (const action of plan.actions) if (action.type === 'event') await apply(action, resource, deps);

@@ -251,11 +251,14 @@ describe('configure workflows', () => {
     const cm = (n: string) =>
       `printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: ${n}\\ndata:\\n  size: "%s"\\n' "$SIZE" > "$KRT_OUTPUT_DIR/${n}.yaml"`;
     const api = newApi();
-    const writer = pipeline(
-      'write',
-      `${cm('ten-always')}\n[ "$SIZE" = small ] && ${cm('ten-sometimes')} || true`,
-      { SIZE: '${{ resource.spec.size }}' },
-    );
+    // Two steps: the second finds the first one's file in $KRT_OUTPUT_DIR and adds its own.
+    const writer = pipeline('write', cm('ten-always'), { SIZE: '${{ resource.spec.size }}' });
+    const steps = writer.spec.jobs?.main?.steps ?? [];
+    steps.push({
+      name: 'more',
+      env: { SIZE: '${{ resource.spec.size }}' },
+      run: `grep -q 'name: ten-always' "$KRT_OUTPUT_DIR/ten-always.yaml"\n[ "$SIZE" = small ] && ${cm('ten-sometimes')} || true`,
+    });
     const reader = pipeline(
       'read',
       `grep -q 'name: ten-always' "$KRT_INPUT/write/ten-always.yaml"\nprintf 'message: read %s\\n' "$(ls "$KRT_INPUT/write" | tr '\\n' ' ')" > "$KRT_STATUS"`,
@@ -326,6 +329,52 @@ describe('configure workflows', () => {
     await r.create('twelve', { size: '$(touch /tmp/pwned)' });
     await r.workflow('twelve', 'Succeeded');
     expect(j.lines()).toEqual(['size=x-$(touch /tmp/pwned) gen=1']);
+  });
+
+  it('a Work whose object the controller may not create fails with the API server reason', async () => {
+    const { r } = await setUp({
+      only: `printf 'apiVersion: v1\\nkind: Secret\\nmetadata:\\n  name: eleven-s\\nstringData: {a: b}\\n' > "$KRT_OUTPUT_DIR/secret.yaml"`,
+    });
+    await r.create('forbidden', {});
+    await r.workflow('forbidden', 'Succeeded');
+    let last: unknown;
+    await eventually(
+      async () => {
+        const x = await r.get('forbidden');
+        last = x.status?.conditions;
+        return x.status?.conditions?.find((y) => y.type === 'WorksSucceeded')?.status === 'False';
+      },
+      30_000,
+      `WorksSucceeded to be False (last: ${JSON.stringify(last)})`,
+    );
+    const done = await r.get('forbidden');
+    expect(done.status?.conditions?.find((y) => y.type === 'WorksSucceeded')?.message).toMatch(
+      /Secret .*\/eleven-s: .*forbidden/,
+    );
+    expect(done.status?.conditions?.find((y) => y.type === 'Ready')?.status).toBe('False');
+  });
+
+  it('a Promise whose API the controller was not granted says so and runs nothing', async () => {
+    const api = { ...newApi(), group: 'ungranted.kruntimes.dev' };
+    const p = promiseFor(api, [pipeline('a', 'true')]);
+    expect(kubectl(['apply', '-f', '-'], JSON.stringify(p)).status).toBe(0);
+    promises.push(api.promise);
+    await eventually(
+      async () =>
+        kubectl([
+          'get',
+          'promise',
+          api.promise,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Available")].reason}',
+        ]).stdout === 'Forbidden',
+      30_000,
+      'the Promise to say Forbidden',
+    );
+    const message = kubectl(['get', 'promise', api.promise, '-o', 'jsonpath={.status.message}']).stdout;
+    expect(message).toBe(
+      `the controller may not list, watch, patch, update status of ${api.plural}.ungranted.kruntimes.dev: grant it with a ClusterRole labelled kruntimes.io/aggregate-to-promises: "true"`,
+    );
   });
 
   it('an invalid document fails the step with the file name and the parse error', async () => {

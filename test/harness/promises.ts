@@ -43,6 +43,8 @@ export interface TestApi {
   promise: string;
   kind: string;
   plural: string;
+  /** TEST_GROUP unless a test needs a group the controller was not granted. */
+  group?: string;
 }
 
 export const pipeline = (name: string, run: string, env: Record<string, string> = {}): Pipeline => ({
@@ -61,9 +63,9 @@ export function promiseFor(api: TestApi, configure: Pipeline[], extra: Partial<P
       api: {
         apiVersion: 'apiextensions.k8s.io/v1',
         kind: 'CustomResourceDefinition',
-        metadata: { name: `${api.plural}.${TEST_GROUP}` },
+        metadata: { name: `${api.plural}.${api.group ?? TEST_GROUP}` },
         spec: {
-          group: TEST_GROUP,
+          group: api.group ?? TEST_GROUP,
           scope: 'Namespaced',
           names: { kind: api.kind, plural: api.plural },
           versions: [
