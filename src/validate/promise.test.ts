@@ -180,4 +180,29 @@ describe('validatePromise', () => {
       'spec.workflows.resource.configure[0].spec: a Pipeline has either jobs or uses (a Workflow), not both',
     ]);
   });
+
+  it('warns (never refuses) when the Workflow a pipeline uses does not exist yet', () => {
+    const p = promise({
+      workflowNamespace: 'platform',
+      workflows: {
+        resource: {
+          configure: [
+            {
+              apiVersion: 'kruntimes.io/v1alpha1',
+              kind: 'Pipeline',
+              metadata: { name: 'u' },
+              spec: { uses: 'provision' },
+            },
+          ],
+        },
+      },
+    });
+    expect(validatePromise(p, undefined, () => undefined)).toEqual({
+      errors: [],
+      warnings: [
+        'spec.workflows.resource.configure[0].spec.uses: Workflow "provision" does not exist in namespace "platform" yet; the pipeline fails until it does',
+      ],
+    });
+    expect(validatePromise(p, undefined, () => ({}) as never).warnings).toEqual([]);
+  });
 });

@@ -1,7 +1,7 @@
 // Validation of a Promise (second seed; DESIGN.md §4): its resource API, its pipelines (unique
 // names, valid jobs and expressions, `resource.<path>` against the API's schema), at most one
 // delete pipeline, and an API whose group and kind never change once the Promise exists.
-import type { JobSpec, Pipeline, PromiseObject } from '../api/types.js';
+import type { JobSpec, Pipeline, PromiseObject, Workflow } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isObject } from '../helpers.js';
 import { apiIdentity, resourceApi, resourceApiErrors } from '../promise/api.js';
@@ -23,7 +23,11 @@ function withScope(schema: unknown): ExpressionScope {
   return { inputs: why, jobs: why, steps: why, allJobs: {}, resource: { schema } };
 }
 
-export function validatePromise(promise: PromiseObject, old?: PromiseObject): ValidationResult {
+export function validatePromise(
+  promise: PromiseObject,
+  old?: PromiseObject,
+  lookup?: (namespace: string, name: string) => Workflow | undefined,
+): ValidationResult {
   const warnings: string[] = [];
   if (!isObject(promise.spec)) return { errors: [fieldError('spec', 'required value')], warnings };
   const size = objectSizeError('Promise', promise);
@@ -61,9 +65,15 @@ export function validatePromise(promise: PromiseObject, old?: PromiseObject): Va
         return;
       }
       if (p.spec.uses !== undefined) {
-        if (!promise.spec.workflowNamespace)
+        const ns = promise.spec.workflowNamespace;
+        if (!ns)
           errors.push(
             fieldError('spec.workflowNamespace', `required: pipeline "${p.metadata.name}" uses a Workflow`),
+          );
+        // A warning, not a refusal: GitOps tools apply the Workflow and the Promise in any order.
+        else if (lookup && !lookup(ns, p.spec.uses))
+          warnings.push(
+            `${at}.spec.uses: Workflow "${p.spec.uses}" does not exist in namespace "${ns}" yet; the pipeline fails until it does`,
           );
         for (const [k, v] of Object.entries(p.spec.with ?? {})) {
           const field = `${at}.spec.with.${k}`;

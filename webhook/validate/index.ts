@@ -60,12 +60,15 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
       });
       break;
     }
-    case 'Promise':
+    case 'Promise': {
+      const index = deps.workflows;
       result = validatePromise(
         req.object as unknown as PromiseObject,
         old as unknown as PromiseObject | undefined,
+        index ? (ns, n) => index.get(ns, n) : undefined,
       );
       break;
+    }
     default: {
       if (operation === 'CREATE' && !mayCreateRun(req.userInfo, deps.runCreators ?? DEFAULT_RUN_CREATORS))
         return deny(
