@@ -75,4 +75,25 @@ metadata: { name: ignored }
       stderr: 'krt: /does/not/exist: no such file or directory\n',
     });
   });
+
+  it('validates Promises too: the sample is valid, a broken one names the field', () => {
+    const sample = validateManifests([join(process.cwd(), 'config/samples/promise')]);
+    expect(sample.lines.filter((l) => l.includes('Promise/'))).toEqual([
+      `${join(process.cwd(), 'config/samples/promise')}/app-config-promise.yaml: Promise/app-config: valid`,
+    ]);
+    const dir = folder({
+      'p.yaml': `apiVersion: kruntimes.io/v1alpha1
+kind: Promise
+metadata: { name: p }
+spec:
+  api: { apiVersion: v1, kind: ConfigMap }
+`,
+    });
+    expect(validateManifests([dir]).lines).toEqual([
+      `${dir}/p.yaml: Promise/p: warning: the Promise has no configure pipelines: its resources are accepted and nothing runs for them`,
+      `${dir}/p.yaml: Promise/p: spec.api.apiVersion: must be apiextensions.k8s.io/v1`,
+      `${dir}/p.yaml: Promise/p: spec.api.kind: must be CustomResourceDefinition`,
+      `${dir}/p.yaml: Promise/p: spec.api.spec: required value`,
+    ]);
+  });
 });

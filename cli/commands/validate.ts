@@ -1,12 +1,13 @@
 // `krt validate -f <files or folders>`: the admission answer without a cluster. The same code and
 // messages as the webhook; call targets are looked up among the Workflows in the given files.
 import type { Command } from 'commander';
-import type { Run, Workflow, WorkflowRun } from '../../src/api/types.js';
+import type { PromiseObject, Run, Workflow, WorkflowRun } from '../../src/api/types.js';
 import { formatFieldError } from '../../src/fielderror.js';
 import {
   validateRun,
   validateWorkflow,
   validateWorkflowRun,
+  validatePromise,
   type ValidationResult,
 } from '../../src/validate/index.js';
 import { manifestFiles, readManifests, type Manifest } from '../files.js';
@@ -57,6 +58,11 @@ export function validateManifests(paths: string[]): ValidateOutput {
         break;
       case 'Run':
         result = validateRun(m.object as Run);
+        break;
+      case 'Promise':
+        result = validatePromise(m.object as PromiseObject, undefined, (namespace, n) =>
+          workflows.get(namespace)?.get(n),
+        );
         break;
       default:
         result = {
