@@ -5,6 +5,8 @@ import { stringify } from 'yaml';
 import type { JobSpec, Run, WorkflowRun } from '../api/types.js';
 import { topologicalOrder, upstreamJobs } from '../graph/jobs.js';
 import { MAX_FILES, MAX_FILES_BYTES } from '../limits.js';
+import { FILE_PATH_PATTERN, matches } from '../api/patterns.js';
+import { fieldError, type FieldError } from '../fielderror.js';
 
 export type Files = Record<string, string>;
 
@@ -14,14 +16,18 @@ export function filesBytes(files: Files): number {
   return n;
 }
 
-/** Null when a set of files fits the bounds, else the reason. */
-export function filesBoundError(files: Files, what: string): string | null {
+/** Why a set of files given in an object is not acceptable: bad paths, too many, too large. */
+export function fileSetErrors(files: Files, field: string): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const path of Object.keys(files))
+    if (!matches(FILE_PATH_PATTERN, path))
+      errors.push(fieldError(`${field}.${path}`, `file paths must match ${FILE_PATH_PATTERN}`));
   const count = Object.keys(files).length;
-  if (count > MAX_FILES) return `${what} holds ${count} files, more than ${MAX_FILES}`;
+  if (count > MAX_FILES) errors.push(fieldError(field, `holds ${count} files, more than ${MAX_FILES}`));
   const bytes = filesBytes(files);
-  return bytes > MAX_FILES_BYTES
-    ? `${what} holds ${bytes} bytes, more than the limit of ${MAX_FILES_BYTES}`
-    : null;
+  if (bytes > MAX_FILES_BYTES)
+    errors.push(fieldError(field, `holds ${bytes} bytes, more than the limit of ${MAX_FILES_BYTES}`));
+  return errors;
 }
 
 /** The resource as a step reads it: no managedFields, no status (that is what the workflow writes). */

@@ -19,7 +19,7 @@ import { deepEqual } from '../helpers.js';
 import { isObject } from '../helpers.js';
 import type { ValidationResult } from './result.js';
 import { structural } from './structural.js';
-import { filesBoundError } from '../promise/files.js';
+import { fileSetErrors } from '../promise/files.js';
 
 export interface WorkflowRunContext {
   /** The object before an UPDATE. */
@@ -60,8 +60,7 @@ export function validateWorkflowRun(run: WorkflowRun, ctx: WorkflowRunContext = 
       warnings,
     };
 
-  const files = filesBoundError(spec.inputFiles ?? {}, 'spec.inputFiles');
-  if (files) errors.push(fieldError('spec.inputFiles', files.replace(/^spec\.inputFiles /, '')));
+  if (isObject(spec.inputFiles)) errors.push(...fileSetErrors(spec.inputFiles, 'spec.inputFiles'));
   const jobs = validateJobs(spec.jobs, { inputs: NO_INPUTS });
   errors.push(...jobs.errors);
   warnings.push(...jobs.warnings);
