@@ -267,8 +267,17 @@ export class Manager {
       defineController({
         name: 'work',
         for: works,
-        reconcile: (key) =>
-          reconcileWork(key, { kc: this.kc, works, custom, discovery, events, writes: this.writes }),
+        reconcile: async (key) => {
+          const requeueAfter = await reconcileWork(key, {
+            kc: this.kc,
+            works,
+            custom,
+            discovery,
+            events,
+            writes: this.writes,
+          });
+          return requeueAfter === undefined ? undefined : { requeueAfter };
+        },
         workers: 4,
       }),
     );
@@ -301,6 +310,7 @@ async function missingRights(authz: k8s.AuthorizationV1Api, api: ResourceApi): P
     ['list', undefined],
     ['watch', undefined],
     ['patch', undefined],
+    ['delete', undefined],
     ['update', 'status'],
   ];
   const answers = await Promise.all(

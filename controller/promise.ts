@@ -1,12 +1,13 @@
 // The Promise reconciler: install the resource API's CRD (server-side apply, owned by the Promise so
 // it goes with it), start the reconciler of its resources once the API is served, and say in the
 // Promise's status whether it is available and how many of its resources are configured.
-import type * as k8s from '@kubernetes/client-node';
+import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, PromiseStatus, ResourceObject } from '../src/api/types.js';
 import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
-import { serverSideApply } from '../src/kube/raw.js';
+import { rawJson, serverSideApply } from '../src/kube/raw.js';
+import { FINALIZER_PROMISE_RESOURCES } from '../src/labels.js';
 import { deepEqual } from '../src/helpers.js';
 import { formatFieldError } from '../src/fielderror.js';
 import { installableCrd, resourceApi, resourceApiErrors, type ResourceApi } from '../src/promise/api.js';
@@ -42,9 +43,26 @@ export interface PromiseDeps {
 export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<void> {
   const name = key.split('/')[1] ?? '';
   const promise = deps.promises.get('', name);
-  if (!promise || promise.metadata.deletionTimestamp) return deps.unserve(name);
+  if (!promise) return deps.unserve(name);
   const now = new Date().toISOString();
   const api = resourceApi(promise);
+  const finalizers = promise.metadata.finalizers ?? [];
+  if (promise.metadata.deletionTimestamp) {
+    if (!finalizers.includes(FINALIZER_PROMISE_RESOURCES)) return deps.unserve(name);
+    const progress = await teardown(promise, api, deps, now);
+    if (progress) return writeStatus(promise, progress, deps);
+    await setFinalizers(
+      promise,
+      finalizers.filter((f) => f !== FINALIZER_PROMISE_RESOURCES),
+      deps,
+    );
+    return deps.unserve(name);
+  }
+  // On before anything is installed: a Promise never goes without taking its resources along.
+  if (!finalizers.includes(FINALIZER_PROMISE_RESOURCES)) {
+    await setFinalizers(promise, [...finalizers, FINALIZER_PROMISE_RESOURCES], deps);
+    return undefined; // the update comes back through the cache
+  }
   let status: PromiseStatus;
   if (!api) {
     const why = resourceApiErrors(promise.spec.api).map(formatFieldError).join('; ');
@@ -52,6 +70,11 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
   } else {
     status = await install(promise, api, deps, now);
   }
+  await writeStatus(promise, status, deps);
+}
+
+async function writeStatus(promise: PromiseObject, status: PromiseStatus, deps: PromiseDeps): Promise<void> {
+  const name = promise.metadata.name ?? '';
   if (deepEqual(withoutTimes(promise.status ?? {}), withoutTimes(status))) return;
   deps.writes?.inc({ verb: 'update', resource: 'promises/status' });
   await deps.custom.replaceClusterCustomObjectStatus({
@@ -70,6 +93,84 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
       is.reason ?? '',
       is.message ?? '',
     );
+}
+
+/**
+ * A deleted Promise: every resource of its API is deleted (each through its own delete pipeline),
+ * then the CRD. Returns the status to show while that goes on, or undefined once all is gone.
+ */
+async function teardown(
+  promise: PromiseObject,
+  api: ResourceApi | undefined,
+  deps: PromiseDeps,
+  now: string,
+): Promise<PromiseStatus | undefined> {
+  const crdName = api ? `${api.plural}.${api.group}` : undefined;
+  const crd = crdName ? deps.crds.get('', crdName) : undefined;
+  if (!api || !crd) return undefined;
+  const established = crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+  // Resources are listed where the controller may; otherwise deleting the CRD takes them along.
+  const servable =
+    established &&
+    !crd.metadata.deletionTimestamp &&
+    (deps.isServed(promise.metadata.name ?? '', api) || (await deps.missingRights(api)).length === 0);
+  if (servable) {
+    const resources = (await deps.serve(promise.metadata.name ?? '', api)).list();
+    for (const r of resources) {
+      if (r.metadata.deletionTimestamp) continue;
+      deps.writes?.inc({ verb: 'delete', resource: api.plural });
+      await deps.custom
+        .deleteNamespacedCustomObject({
+          group: api.group,
+          version: api.version,
+          plural: api.plural,
+          namespace: r.metadata.namespace ?? '',
+          name: r.metadata.name ?? '',
+          propagationPolicy: 'Background',
+        })
+        .catch((e: unknown) => {
+          if (statusCode(e) !== 404) throw e;
+        });
+    }
+    if (resources.length > 0)
+      return {
+        ...promiseStatus(
+          promise,
+          'False',
+          'Deleting',
+          `deleting: ${resources.length} resource(s) left`,
+          now,
+          api,
+        ),
+        resources: resources.length,
+        summary: `deleting, ${resources.length} left`,
+      };
+  }
+  if (!crd.metadata.deletionTimestamp) {
+    deps.writes?.inc({ verb: 'delete', resource: 'customresourcedefinitions' });
+    await rawJson(
+      deps.kc,
+      'DELETE',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`,
+    ).catch((e: unknown) => {
+      if (statusCode(e) !== 404) throw e;
+    });
+  }
+  return promiseStatus(promise, 'False', 'Deleting', `deleting the API ${crdName}`, now, api);
+}
+
+async function setFinalizers(promise: PromiseObject, finalizers: string[], deps: PromiseDeps): Promise<void> {
+  deps.writes?.inc({ verb: 'patch', resource: 'promises' });
+  await deps.custom.patchClusterCustomObject(
+    {
+      group: GROUP,
+      version: VERSION,
+      plural: 'promises',
+      name: promise.metadata.name ?? '',
+      body: { metadata: { finalizers, resourceVersion: promise.metadata.resourceVersion } },
+    },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
 }
 
 async function install(

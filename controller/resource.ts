@@ -2,18 +2,18 @@
 // from the caches, plan with planResourceWorkflow, apply the actions, write status only when it
 // changed. One instance per Promise, added and removed while the controller runs.
 import * as k8s from '@kubernetes/client-node';
-import type { PromiseObject, ResourceObject, Work, Workflow, WorkflowRun } from '../src/api/types.js';
+import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
 import { crd, statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { serverSideApply } from '../src/kube/raw.js';
-import { LABEL_RESOURCE_UID, LABEL_SUSPENDED } from '../src/labels.js';
+import { LABEL_RESOURCE_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { planResourceWorkflow, type ResourceAction } from '../src/plan/resource.js';
+import { planResourceDeletion } from '../src/plan/resource-delete.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { workflowRunFiles } from '../src/promise/files.js';
 import { deepEqual } from '../src/helpers.js';
 import type { EventRecorder } from './events.js';
-import type { Run } from '../src/api/types.js';
 import { withoutTimes } from './workflowrun.js';
 
 export interface ResourceDeps {
@@ -35,15 +35,18 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   const [namespace, name] = key.split('/') as [string, string];
   const resource = deps.resources.get(namespace, name);
   const promise = deps.promise();
-  if (!resource || resource.metadata.deletionTimestamp || !promise) return undefined;
+  if (!resource || !promise) return undefined;
+  const deleting = Boolean(resource.metadata.deletionTimestamp);
   const uid = resource.metadata.uid ?? '';
   const observe = (refused?: Record<string, string>) =>
-    planResourceWorkflow({
+    (deleting ? planResourceDeletion : planResourceWorkflow)({
       resource,
       promise,
       runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
       works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
       workflow: (ns, n) => deps.workflows.get(ns, n),
+      statusMessageOf: (run) =>
+        lastStatusMessage(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')),
       filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
       defaultInterval: deps.defaultInterval,
       refused,
@@ -57,10 +60,11 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
     if (action.type === 'event') continue; // after the plan is final, below
     try {
       if (action.type === 'setLabels') target = await setLabels(target, action.labels, deps);
+      else if (action.type === 'setFinalizers') target = await setFinalizers(target, action.finalizers, deps);
       else await apply(action, resource, deps);
     } catch (e) {
-      // Labels come before the status: without them the status is not written.
-      if (action.type === 'setLabels') throw e;
+      // Labels and finalizers come first: without them nothing else is done.
+      if (action.type === 'setLabels' || action.type === 'setFinalizers') throw e;
       if (action.type === 'createRun' && isRefusal(e))
         refused[action.pipeline] =
           `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
@@ -71,7 +75,9 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
     // Planned again with the refusal: the pipeline fails and the workflow halts.
     plan = observe(refused);
   }
-  if (!deepEqual(withoutTimes(resource.status ?? {}), withoutTimes(plan.status))) {
+  // A resource whose last finalizer came off is gone: there is no status left to write.
+  const released = deleting && plan.actions.some((a) => a.type === 'setFinalizers');
+  if (!released && !deepEqual(withoutTimes(resource.status ?? {}), withoutTimes(plan.status))) {
     deps.writes?.inc({ verb: 'update', resource: `${deps.api.plural}/status` });
     await deps.custom.replaceNamespacedCustomObjectStatus({
       group: deps.api.group,
@@ -91,7 +97,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
 const isRefusal = (e: unknown) => [400, 403, 413, 422].includes(statusCode(e) ?? 0);
 
 async function apply(
-  action: Exclude<ResourceAction, { type: 'setLabels' }>,
+  action: Exclude<ResourceAction, { type: 'setLabels' | 'setFinalizers' }>,
   resource: ResourceObject,
   deps: ResourceDeps,
 ): Promise<void> {
@@ -136,7 +142,43 @@ async function apply(
     case 'event':
       deps.events.record(resource, action.eventType, action.reason, action.message);
       return;
+    case 'deleteWork':
+      deps.writes?.inc({ verb: 'delete', resource: 'works' });
+      try {
+        await deps.custom.deleteNamespacedCustomObject({ ...crd('works', namespace), name: action.name });
+      } catch (e) {
+        if (statusCode(e) !== 404) throw e;
+      }
+      return;
   }
+}
+
+/** The whole list, with the observed resourceVersion: a concurrent change conflicts and is retried. */
+async function setFinalizers(
+  resource: ResourceObject,
+  finalizers: string[],
+  deps: ResourceDeps,
+): Promise<ResourceObject> {
+  deps.writes?.inc({ verb: 'patch', resource: deps.api.plural });
+  return (await deps.custom.patchNamespacedCustomObject(
+    {
+      group: deps.api.group,
+      version: deps.api.version,
+      plural: deps.api.plural,
+      namespace: resource.metadata.namespace ?? '',
+      name: resource.metadata.name ?? '',
+      body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
+    },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  )) as ResourceObject;
+}
+
+/** The last `message` a run's steps wrote to status.yaml, by completion time. */
+function lastStatusMessage(runs: Run[]): string | undefined {
+  return runs
+    .filter((r) => r.status?.stepStatus?.message !== undefined)
+    .sort((a, b) => (a.status?.completionTime ?? '').localeCompare(b.status?.completionTime ?? ''))
+    .at(-1)?.status?.stepStatus?.message;
 }
 
 async function setLabels(

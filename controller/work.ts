@@ -1,7 +1,7 @@
 // The Work reconciler: each object of a Work server-side applied (field manager kruntimes), the
 // objects a newer Work dropped deleted, the result in the Work's status. The controller applies
 // with its own rights: what Promises may create is what an admin granted it (README, "Promises").
-import type * as k8s from '@kubernetes/client-node';
+import * as k8s from '@kubernetes/client-node';
 import type { AppliedObject, Work } from '../src/api/types.js';
 import { crd, statusCode, statusMessage } from '../src/kube/client.js';
 import { Discovery } from '../src/kube/discovery.js';
@@ -11,6 +11,7 @@ import { deepEqual } from '../src/helpers.js';
 import type { Manifest } from '../src/promise/documents.js';
 import { identity, placed, toPrune, workStatus } from '../src/promise/works.js';
 import { log } from '../src/telemetry/log.js';
+import { FINALIZER_APPLIED_OBJECTS } from '../src/labels.js';
 import type { EventRecorder } from './events.js';
 import { withoutTimes } from './workflowrun.js';
 
@@ -25,10 +26,16 @@ export interface WorkDeps {
 
 const describe = (o: AppliedObject) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
 
-export async function reconcileWork(key: string, deps: WorkDeps): Promise<void> {
+export async function reconcileWork(key: string, deps: WorkDeps): Promise<number | undefined> {
   const [namespace, name] = key.split('/') as [string, string];
   const work = deps.works.get(namespace, name);
-  if (!work || work.metadata.deletionTimestamp) return;
+  if (!work) return undefined;
+  if (work.metadata.deletionTimestamp) return removeApplied(work, deps);
+  // The finalizer goes on before anything is applied, so a deleted Work never orphans an object.
+  if (!work.metadata.finalizers?.includes(FINALIZER_APPLIED_OBJECTS)) {
+    await setFinalizers(work, [...(work.metadata.finalizers ?? []), FINALIZER_APPLIED_OBJECTS], deps);
+    return undefined; // the update comes back through the cache
+  }
   const applied: AppliedObject[] = [];
   const failures: string[] = [];
   for (const raw of (work.spec.objects ?? []) as Manifest[]) {
@@ -67,7 +74,7 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<void> 
   }
   const kept = failures.length === 0 ? applied : mergeApplied(work.status?.applied ?? [], applied);
   const status = workStatus(work.metadata.generation, kept, failures, work.status, new Date().toISOString());
-  if (deepEqual(withoutTimes(work.status ?? {}), withoutTimes(status))) return;
+  if (deepEqual(withoutTimes(work.status ?? {}), withoutTimes(status))) return undefined;
   deps.writes?.inc({ verb: 'update', resource: 'works/status' });
   await deps.custom.replaceNamespacedCustomObjectStatus({
     ...crd('works', namespace),
@@ -75,6 +82,54 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<void> 
     body: { ...work, status },
   });
   if (failures.length > 0) deps.events.record(work, 'Warning', 'ApplyFailed', status.message ?? '');
+  return undefined;
+}
+
+/**
+ * A deleted Work: every object it applied is deleted, and once they are all gone its finalizer
+ * comes off. Returns when to look again while some are still going.
+ */
+async function removeApplied(work: Work, deps: WorkDeps): Promise<number | undefined> {
+  if (!work.metadata.finalizers?.includes(FINALIZER_APPLIED_OBJECTS)) return undefined;
+  let left = 0;
+  for (const o of work.status?.applied ?? []) {
+    const info = await deps.discovery.resource(o.apiVersion ?? '', o.kind ?? '');
+    if (!info) continue; // its API is gone, and the object with it
+    const path = Discovery.path(info, o.namespace, o.name ?? '');
+    try {
+      await rawJson(deps.kc, 'GET', path);
+    } catch (e) {
+      if (statusCode(e) === 404) continue;
+      throw e;
+    }
+    left++;
+    deps.writes?.inc({ verb: 'delete', resource: info.plural });
+    try {
+      await rawJson(deps.kc, 'DELETE', path, { propagationPolicy: 'Background' });
+    } catch (e) {
+      if (statusCode(e) !== 404) throw e;
+    }
+  }
+  if (left > 0) return 1000;
+  await setFinalizers(
+    work,
+    (work.metadata.finalizers ?? []).filter((f) => f !== FINALIZER_APPLIED_OBJECTS),
+    deps,
+  );
+  log.info({ work: `${work.metadata.namespace}/${work.metadata.name}` }, 'applied objects removed');
+  return undefined;
+}
+
+async function setFinalizers(work: Work, finalizers: string[], deps: WorkDeps): Promise<void> {
+  deps.writes?.inc({ verb: 'patch', resource: 'works' });
+  await deps.custom.patchNamespacedCustomObject(
+    {
+      ...crd('works', work.metadata.namespace ?? ''),
+      name: work.metadata.name ?? '',
+      body: { metadata: { finalizers, resourceVersion: work.metadata.resourceVersion } },
+    },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
 }
 
 /** After a partial failure, what was applied before is still recorded, so a later pass can prune it. */

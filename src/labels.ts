@@ -27,3 +27,15 @@ export const LABEL_PIPELINE = 'kruntimes.io/pipeline';
 export const LABEL_WORKFLOW_HASH = 'kruntimes.io/workflow-hash';
 /** On a pipeline WorkflowRun: which start of the resource's configure workflow it belongs to. */
 export const LABEL_WORKFLOW_ROUND = 'kruntimes.io/workflow-round';
+/** On a pipeline WorkflowRun: "configure" or "delete", the workflow it belongs to. */
+export const LABEL_WORKFLOW_TYPE = 'kruntimes.io/workflow-type';
+/** On a delete pipeline's WorkflowRun: which attempt of its round it is. */
+export const LABEL_DELETE_ATTEMPT = 'kruntimes.io/delete-attempt';
+/** On a resource while its Promise has a delete pipeline: deletion waits for that pipeline. */
+export const FINALIZER_DELETE_WORKFLOW = 'kruntimes.io/delete-workflow';
+/** On a resource with Works: deletion removes them and what they applied first. */
+export const FINALIZER_WORKS_CLEANUP = 'kruntimes.io/works-cleanup';
+/** On a Work: its deletion removes the objects it applied first. */
+export const FINALIZER_APPLIED_OBJECTS = 'kruntimes.io/applied-objects';
+/** On a Promise: its deletion deletes its resources (through their delete pipelines), then its CRD. */
+export const FINALIZER_PROMISE_RESOURCES = 'kruntimes.io/promise-resources';

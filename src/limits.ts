@@ -49,6 +49,8 @@ export const MAX_FILES = 200;
 export const MAX_FILES_BYTES = 256 * 1024;
 /** Kratix's default reconciliation interval: a resource's configure workflow runs again after 10h. */
 export const DEFAULT_RECONCILE_INTERVAL = '10h';
+/** Retries of a failed delete pipeline: a Kubernetes Job's default backoffLimit. */
+export const DEFAULT_DELETE_BACKOFF_LIMIT = 6;
 /** A Promise's configure workflow may hold at most this many pipelines (they run one by one). */
 export const MAX_PIPELINES = 10;
 /** A Run may not ask for more than a day. */

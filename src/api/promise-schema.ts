@@ -73,6 +73,10 @@ export const promiseSpecSchema: Schema = obj(
           L.MAX_PIPELINES,
         ),
         delete: pipelines('At most one pipeline, run when a resource is deleted.', 1),
+        deleteBackoffLimit: int(
+          `Retries of a failed delete pipeline before the deletion stops as DeleteWorkflowFailed (as a Job's backoffLimit; default ${L.DEFAULT_DELETE_BACKOFF_LIMIT}).`,
+          { minimum: 0, maximum: 20 },
+        ),
       }),
     }),
   },
@@ -151,10 +155,25 @@ export const resourceWorkflowsSchema: Schema = obj('The configure workflow of th
   }),
 });
 
+export const resourceDeleteSchema: Schema = obj('The delete workflow of this resource, once it is deleted.', {
+  hash: str('Hash of the resource spec and the Promise spec the current round ran for.', { maxLength: 64 }),
+  round: int('How many times the delete workflow was started anew (after a failure and a change).', {
+    minimum: 0,
+  }),
+  attempt: int('Attempt of the delete pipeline in this round.', { minimum: 0 }),
+  phase: str('Waiting, Running, Succeeded, Failed or Suspended.', { maxLength: 16 }),
+  workflowRunName: str('The delete pipeline run of this attempt.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
+  nextRetryAt: str('When a delete pipeline that wrote retryAfter runs again.', { format: 'date-time' }),
+  message: str('Why the delete workflow is in its phase.', { maxLength: 32768 }),
+});
+
 export const resourceStatusSchema: Schema = obj(
   'Set by kruntimes: the configure workflow, its conditions and what status.yaml said.',
   {
-    kruntimes: obj('What kruntimes ran for this resource.', { workflows: resourceWorkflowsSchema }),
+    kruntimes: obj('What kruntimes ran for this resource.', {
+      workflows: resourceWorkflowsSchema,
+      delete: resourceDeleteSchema,
+    }),
     message: str('The message a pipeline wrote to status.yaml, or why the workflow is in its state.', {
       maxLength: 32768,
     }),

@@ -23,6 +23,7 @@ const NAMED: [Schema, string][] = [
   [PS.appliedObjectSchema, 'AppliedObject'],
   [PS.pipelineStatusSchema, 'PipelineStatus'],
   [PS.resourceWorkflowsSchema, 'ResourceWorkflows'],
+  [PS.resourceDeleteSchema, 'ResourceDelete'],
   [PS.resourceStatusSchema, 'ResourceStatus'],
 ];
 

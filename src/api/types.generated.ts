@@ -19,6 +19,7 @@ export interface KruntimesApi {
   AppliedObject?: AppliedObject;
   PipelineStatus?: PipelineStatus;
   ResourceWorkflows?: ResourceWorkflows;
+  ResourceDelete?: ResourceDelete;
   ResourceStatus?: ResourceStatus;
 }
 /**
@@ -657,6 +658,10 @@ export interface PromiseSpec {
        * @maxItems 1
        */
       delete?: Pipeline[];
+      /**
+       * Retries of a failed delete pipeline before the deletion stops as DeleteWorkflowFailed (as a Job's backoffLimit; default 6).
+       */
+      deleteBackoffLimit?: number;
     };
   };
 }
@@ -842,6 +847,39 @@ export interface ResourceWorkflows {
   pipelines?: PipelineStatus[];
 }
 /**
+ * The delete workflow of this resource, once it is deleted.
+ */
+export interface ResourceDelete {
+  /**
+   * Hash of the resource spec and the Promise spec the current round ran for.
+   */
+  hash?: string;
+  /**
+   * How many times the delete workflow was started anew (after a failure and a change).
+   */
+  round?: number;
+  /**
+   * Attempt of the delete pipeline in this round.
+   */
+  attempt?: number;
+  /**
+   * Waiting, Running, Succeeded, Failed or Suspended.
+   */
+  phase?: string;
+  /**
+   * The delete pipeline run of this attempt.
+   */
+  workflowRunName?: string;
+  /**
+   * When a delete pipeline that wrote retryAfter runs again.
+   */
+  nextRetryAt?: string;
+  /**
+   * Why the delete workflow is in its phase.
+   */
+  message?: string;
+}
+/**
  * Set by kruntimes: the configure workflow, its conditions and what status.yaml said.
  */
 export interface ResourceStatus {
@@ -850,6 +888,7 @@ export interface ResourceStatus {
    */
   kruntimes?: {
     workflows?: ResourceWorkflows;
+    delete?: ResourceDelete;
   };
   /**
    * The message a pipeline wrote to status.yaml, or why the workflow is in its state.

@@ -22,6 +22,7 @@ export type {
   AppliedObject,
   PipelineStatus,
   ResourceWorkflows,
+  ResourceDelete,
   ResourceStatus,
 } from './types.generated.js';
 

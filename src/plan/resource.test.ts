@@ -72,13 +72,19 @@ function ran(
 /** Applies a plan's status and labels to the resource, as the controller does. */
 function applied(r: ResourceObject, plan: ReturnType<typeof planResourceWorkflow>): ResourceObject {
   const labels = { ...(r.metadata.labels ?? {}) };
+  let finalizers = r.metadata.finalizers;
+  for (const a of plan.actions) if (a.type === 'setFinalizers') finalizers = a.finalizers;
   for (const a of plan.actions)
     if (a.type === 'setLabels')
       for (const [k, v] of Object.entries(a.labels)) {
         if (v === null) delete labels[k];
         else labels[k] = v;
       }
-  return { ...r, metadata: { ...r.metadata, labels }, status: plan.status };
+  return {
+    ...r,
+    metadata: { ...r.metadata, labels, ...(finalizers ? { finalizers } : {}) },
+    status: plan.status,
+  };
 }
 
 describe('planResourceWorkflow', () => {
@@ -398,5 +404,38 @@ describe('planResourceWorkflow', () => {
       const ok = wf({ go: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } });
       expect(using(ok, {}).status.message).toMatch(/^pipeline "a" failed: with: .*"size"/);
     });
+  });
+
+  it('puts the finalizers on before the first Work, and the delete one only while the Promise has a delete pipeline', () => {
+    const { r, runs } = succeededRound();
+    expect(r.metadata.finalizers).toEqual(['kruntimes.io/works-cleanup']);
+    const withDelete = promise();
+    withDelete.spec.workflows = {
+      resource: { ...withDelete.spec.workflows?.resource, delete: [pipeline('bye')] },
+    };
+    const plan = planResourceWorkflow(observe({ resource: r, runs, promise: withDelete }));
+    expect(plan.actions.find((a) => a.type === 'setFinalizers')).toEqual({
+      type: 'setFinalizers',
+      finalizers: ['kruntimes.io/works-cleanup', 'kruntimes.io/delete-workflow'],
+    });
+    const both = {
+      ...r,
+      metadata: { ...r.metadata, finalizers: ['kruntimes.io/works-cleanup', 'kruntimes.io/delete-workflow'] },
+    };
+    expect(
+      planResourceWorkflow(observe({ resource: both, runs, promise: promise() })).actions,
+    ).toContainEqual({
+      type: 'setFinalizers',
+      finalizers: ['kruntimes.io/works-cleanup'],
+    });
+    // The first Work of a resource comes after its finalizer in the same plan.
+    const first = planResourceWorkflow(
+      observe({
+        resource: applied(resource(), planResourceWorkflow(observe())),
+        runs: [runs[0] as WorkflowRun],
+      }),
+    );
+    const kinds = first.actions.map((a) => a.type);
+    expect(kinds.indexOf('setFinalizers')).toBeLessThan(kinds.indexOf('writeWork'));
   });
 });

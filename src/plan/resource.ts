@@ -14,6 +14,8 @@ import type {
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
 import {
+  FINALIZER_DELETE_WORKFLOW,
+  FINALIZER_WORKS_CLEANUP,
   LABEL_MANUAL_RECONCILIATION,
   LABEL_PIPELINE,
   LABEL_PROMISE,
@@ -29,6 +31,8 @@ import type { Files } from '../promise/files.js';
 import {
   buildPipelineRun,
   configurePipelines,
+  deletePipeline,
+  runsOfType,
   workflowHash,
   type WorkflowLookup,
 } from '../promise/pipeline.js';
@@ -44,6 +48,8 @@ export interface ResourceObserved {
   works: Work[];
   /** Workflows by namespace and name, for pipelines that name one (uses). */
   workflow?: WorkflowLookup;
+  /** The last message a pipeline run's steps wrote to status.yaml (from its Runs). */
+  statusMessageOf?: (run: WorkflowRun) => string | undefined;
   /** The files a finished pipeline run wrote to $KRT_OUTPUT_DIR (from its Runs). */
   filesOf: (run: WorkflowRun) => Files;
   /**
@@ -59,6 +65,10 @@ export interface ResourceObserved {
 export type ResourceAction =
   /** Labels of the resource to set (a value) or remove (null); applied before the status. */
   | { type: 'setLabels'; labels: Record<string, string | null> }
+  /** The resource's whole finalizer list, written with its resourceVersion; before anything it guards. */
+  | { type: 'setFinalizers'; finalizers: string[] }
+  /** Deletes a Work (its own finalizer removes what it applied first). */
+  | { type: 'deleteWork'; name: string }
   | { type: 'createRun'; pipeline: string; run: WorkflowRun }
   | { type: 'cancelRun'; name: string }
   /** Removes the suspended label of a pipeline run: its suspended job runs again. */
@@ -78,11 +88,12 @@ type State = 'none' | 'running' | 'suspended' | 'failed' | 'succeeded';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Keys of the status kruntimes owns; status.yaml's other keys are merged beside them. */
-const RESERVED = new Set(['kruntimes', 'conditions', 'message', 'observedGeneration']);
+export const RESERVED_STATUS_KEYS = new Set(['kruntimes', 'conditions', 'message', 'observedGeneration']);
 
 const roundOf = (r: WorkflowRun) => Number(r.metadata.labels?.[LABEL_WORKFLOW_ROUND] ?? 0) || 0;
 
-export function planResourceWorkflow(o: ResourceObserved): ResourcePlan {
+export function planResourceWorkflow(observed: ResourceObserved): ResourcePlan {
+  const o = { ...observed, runs: runsOfType(observed.runs, 'configure') };
   const { resource, promise } = o;
   const now = o.now.toISOString();
   const pipelines = configurePipelines(promise);
@@ -174,6 +185,9 @@ export function planResourceWorkflow(o: ResourceObserved): ResourcePlan {
     if (wasSuspended && !labelled && run?.metadata.labels?.[LABEL_SUSPENDED] === 'true')
       actions.push({ type: 'resumeRun', name: run.metadata.name ?? '' });
   } else if (labelled) setLabels[LABEL_SUSPENDED] = null;
+  // The finalizers go on before a Work exists, so nothing it applies can be orphaned.
+  const finalizers = wantedFinalizers(resource, promise, o.works.length > 0 || works.length > 0);
+  if (finalizers) actions.unshift({ type: 'setFinalizers', finalizers });
   if (Object.keys(setLabels).length > 0) actions.unshift({ type: 'setLabels', labels: setLabels });
   actions.push(...works);
 
@@ -192,6 +206,24 @@ export function planResourceWorkflow(o: ResourceObserved): ResourcePlan {
     plan.requeueAfter = Math.min(Math.max(0, at), DAY_MS);
   }
   return plan;
+}
+
+/**
+ * The resource's finalizers as they should be while it lives, or undefined when they are: the delete
+ * workflow's while the Promise has a delete pipeline, the Works' once it has Works.
+ */
+export function wantedFinalizers(
+  resource: ResourceObject,
+  promise: PromiseObject,
+  hasWorks: boolean,
+): string[] | undefined {
+  const now = resource.metadata.finalizers ?? [];
+  const want = new Set(now);
+  if (deletePipeline(promise)) want.add(FINALIZER_DELETE_WORKFLOW);
+  else want.delete(FINALIZER_DELETE_WORKFLOW);
+  if (hasWorks) want.add(FINALIZER_WORKS_CLEANUP);
+  const list = [...want];
+  return list.length === now.length && list.every((f) => now.includes(f)) ? undefined : list;
 }
 
 function intervalMs(promise: PromiseObject, fallback?: string): number {
@@ -335,7 +367,8 @@ function resourceStatus(
   for (const e of entries) {
     const run = o.runs.find((r) => r.metadata.name === e.workflowRunName);
     if (!run || !current.has(run.metadata.name) || run.status?.phase !== 'Succeeded') continue;
-    for (const [k, v] of Object.entries(run.status.stepStatus ?? {})) if (!RESERVED.has(k)) free[k] = v;
+    for (const [k, v] of Object.entries(run.status.stepStatus ?? {}))
+      if (!RESERVED_STATUS_KEYS.has(k)) free[k] = v;
     if (run.status.message) written = run.status.message;
   }
   const at = (phase: string) => entries.find((e) => e.phase === phase);

@@ -20,6 +20,8 @@ import {
   LABEL_RESOURCE_UID,
   LABEL_WORKFLOW_HASH,
   LABEL_WORKFLOW_ROUND,
+  LABEL_WORKFLOW_TYPE,
+  LABEL_DELETE_ATTEMPT,
 } from '../labels.js';
 import { boundedName, sha256Hex } from '../names.js';
 import { objectYaml, type Files } from './files.js';
@@ -42,13 +44,28 @@ export function workflowHash(resource: ResourceObject, promise: PromiseObject): 
 }
 
 /** `<resource>-<pipeline>-<5 hex of the resource uid and round>`, bounded. */
-export function pipelineRunName(resource: ResourceObject, pipeline: string, round: number): string {
-  const h = sha256Hex(`${resource.metadata.uid ?? ''}/${round}`).slice(0, 5);
+export function pipelineRunName(
+  resource: ResourceObject,
+  pipeline: string,
+  round: number,
+  deleteAttempt?: number,
+): string {
+  const seed = deleteAttempt === undefined ? `${round}` : `delete/${round}/${deleteAttempt}`;
+  const h = sha256Hex(`${resource.metadata.uid ?? ''}/${seed}`).slice(0, 5);
   return boundedName(`${resource.metadata.name ?? ''}-${pipeline}-${h}`);
 }
 
 export function configurePipelines(promise: PromiseObject): Pipeline[] {
   return promise.spec.workflows?.resource?.configure ?? [];
+}
+
+export function deletePipeline(promise: PromiseObject): Pipeline | undefined {
+  return promise.spec.workflows?.resource?.delete?.[0];
+}
+
+/** Runs of the configure workflow (older runs carry no type label) or of the delete workflow. */
+export function runsOfType(runs: WorkflowRun[], type: 'configure' | 'delete'): WorkflowRun[] {
+  return runs.filter((r) => (r.metadata.labels?.[LABEL_WORKFLOW_TYPE] ?? 'configure') === type);
 }
 
 function renderResource<T>(value: T, resource: Value): T {
@@ -105,6 +122,8 @@ export function buildPipelineRun(
   hash: string,
   earlier: Record<string, Files>,
   workflow?: WorkflowLookup,
+  /** For the delete workflow: the attempt of the round (configure runs have none). */
+  deleteAttempt?: number,
 ): WorkflowRun | { error: string } {
   const view = JSON.parse(JSON.stringify({ ...resource, status: undefined })) as Value;
   const generation = String(resource.metadata.generation ?? 1);
@@ -127,7 +146,7 @@ export function buildPipelineRun(
     apiVersion: API_VERSION,
     kind: 'WorkflowRun',
     metadata: {
-      name: pipelineRunName(resource, pipeline.metadata.name, round),
+      name: pipelineRunName(resource, pipeline.metadata.name, round, deleteAttempt),
       namespace: resource.metadata.namespace,
       labels: {
         [LABEL_PROMISE]: promise.metadata.name ?? '',
@@ -135,6 +154,8 @@ export function buildPipelineRun(
         [LABEL_PIPELINE]: pipeline.metadata.name,
         [LABEL_WORKFLOW_HASH]: hash,
         [LABEL_WORKFLOW_ROUND]: String(round),
+        [LABEL_WORKFLOW_TYPE]: deleteAttempt === undefined ? 'configure' : 'delete',
+        ...(deleteAttempt === undefined ? {} : { [LABEL_DELETE_ATTEMPT]: String(deleteAttempt) }),
       },
       ownerReferences: [
         {

@@ -373,7 +373,7 @@ describe('configure workflows', () => {
     );
     const message = kubectl(['get', 'promise', api.promise, '-o', 'jsonpath={.status.message}']).stdout;
     expect(message).toBe(
-      `the controller may not list, watch, patch, update status of ${api.plural}.ungranted.kruntimes.dev: grant it with a ClusterRole labelled kruntimes.io/aggregate-to-promises: "true"`,
+      `the controller may not list, watch, patch, delete, update status of ${api.plural}.ungranted.kruntimes.dev: grant it with a ClusterRole labelled kruntimes.io/aggregate-to-promises: "true"`,
     );
   });
 

@@ -19,7 +19,11 @@ export async function grantTestGroup(): Promise<void> {
     kind: 'ClusterRole',
     metadata: { name: 'kruntimes-test-promises', labels: { 'kruntimes.io/aggregate-to-promises': 'true' } },
     rules: [
-      { apiGroups: [TEST_GROUP], resources: ['*'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
+      {
+        apiGroups: [TEST_GROUP],
+        resources: ['*'],
+        verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'],
+      },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'patch', 'delete'] },
     ],
   };
