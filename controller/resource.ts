@@ -7,6 +7,7 @@ import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
 import { crd, statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { serverSideApply } from '../src/kube/raw.js';
+import { isNamespaceTerminating } from '../src/kube/retry.js';
 import { LABEL_RESOURCE_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { planResourceWorkflow, type ResourceAction } from '../src/plan/resource.js';
 import { planResourceDeletion } from '../src/plan/resource-delete.js';
@@ -38,6 +39,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   if (!resource || !promise) return undefined;
   const deleting = Boolean(resource.metadata.deletionTimestamp);
   const uid = resource.metadata.uid ?? '';
+  let namespaceTerminating = false;
   const observe = (refused?: Record<string, string>) =>
     (deleting ? planResourceDeletion : planResourceWorkflow)({
       resource,
@@ -50,6 +52,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
       defaultInterval: deps.defaultInterval,
       refused,
+      namespaceTerminating,
       now: new Date(),
     });
   let plan = observe();
@@ -65,13 +68,14 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
     } catch (e) {
       // Labels and finalizers come first: without them nothing else is done.
       if (action.type === 'setLabels' || action.type === 'setFinalizers') throw e;
-      if (action.type === 'createRun' && isRefusal(e))
+      if (action.type === 'createRun' && isNamespaceTerminating(e)) namespaceTerminating = true;
+      else if (action.type === 'createRun' && isRefusal(e))
         refused[action.pipeline] =
           `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
       else transient ??= e;
     }
   }
-  if (Object.keys(refused).length > 0) {
+  if (Object.keys(refused).length > 0 || namespaceTerminating) {
     // Planned again with the refusal: the pipeline fails and the workflow halts.
     plan = observe(refused);
   }

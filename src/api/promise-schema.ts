@@ -161,7 +161,9 @@ export const resourceDeleteSchema: Schema = obj('The delete workflow of this res
     minimum: 0,
   }),
   attempt: int('Attempt of the delete pipeline in this round.', { minimum: 0 }),
-  phase: str('Waiting, Running, Succeeded, Failed or Suspended.', { maxLength: 16 }),
+  phase: str('Running, Succeeded, Failed, Suspended, or Skipped (its namespace is being deleted).', {
+    maxLength: 16,
+  }),
   workflowRunName: str('The delete pipeline run of this attempt.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
   nextRetryAt: str('When a delete pipeline that wrote retryAfter runs again.', { format: 'date-time' }),
   message: str('Why the delete workflow is in its phase.', { maxLength: 32768 }),

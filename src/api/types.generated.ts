@@ -863,7 +863,7 @@ export interface ResourceDelete {
    */
   attempt?: number;
   /**
-   * Waiting, Running, Succeeded, Failed or Suspended.
+   * Running, Succeeded, Failed, Suspended, or Skipped (its namespace is being deleted).
    */
   phase?: string;
   /**

@@ -221,4 +221,17 @@ describe('planResourceDeletion', () => {
     expect(creates(again)).toHaveLength(0);
     expect(again.status.kruntimes?.delete).toMatchObject({ round: 1, attempt: 1, phase: 'Running' });
   });
+
+  it('in a namespace being deleted, the delete pipeline is skipped with a Warning and the teardown goes on', () => {
+    const plan = planResourceDeletion(observe({ namespaceTerminating: true, works: [work('w')] }));
+    expect(creates(plan)).toHaveLength(0);
+    expect(plan.actions).toContainEqual(
+      expect.objectContaining({ eventType: 'Warning', reason: 'DeleteWorkflowSkipped' }),
+    );
+    expect(plan.actions).toContainEqual({ type: 'deleteWork', name: 'w' });
+    expect(condition(plan)).toMatchObject({ status: 'False', reason: 'DeleteWorkflowSkipped' });
+    // Recorded as skipped: the next pass goes on without trying again.
+    const after = planResourceDeletion(observe({ resource: next(resource(), plan) }));
+    expect(after.actions).toEqual([{ type: 'setFinalizers', finalizers: [] }]);
+  });
 });

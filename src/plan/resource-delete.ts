@@ -70,7 +70,16 @@ export function planResourceDeletion(o: ResourceObserved): ResourcePlan {
   if (pipeline && finalizers.includes(FINALIZER_DELETE_WORKFLOW)) {
     const plan = deleteWorkflow(o, d, actions);
     d = plan.d;
-    if (d.phase !== 'Succeeded') {
+    // A namespace being deleted takes no new run: the teardown goes on without the pipeline, said
+    // loudly, rather than the namespace's deletion waiting for ever.
+    if (o.namespaceTerminating && d.phase !== 'Succeeded' && d.phase !== 'Skipped') {
+      for (let i = actions.length - 1; i >= 0; i--)
+        if (actions[i]?.type === 'createRun') actions.splice(i, 1);
+      const message = 'the namespace is being deleted, so the delete pipeline cannot run in it';
+      d = { ...d, phase: 'Skipped', message, workflowRunName: undefined };
+      actions.push({ type: 'event', eventType: 'Warning', reason: 'DeleteWorkflowSkipped', message });
+    }
+    if (d.phase !== 'Succeeded' && d.phase !== 'Skipped') {
       const reason = {
         Running: 'DeleteWorkflowRunning',
         Failed: 'DeleteWorkflowFailed',
@@ -83,13 +92,19 @@ export function planResourceDeletion(o: ResourceObserved): ResourcePlan {
     }
   }
 
+  const done = (message: string) =>
+    d?.phase === 'Skipped'
+      ? cond('False', 'DeleteWorkflowSkipped', d.message ?? message)
+      : d
+        ? cond('True', 'DeleteWorkflowSucceeded', message)
+        : undefined;
   // Teardown: the Works go (each removes what it applied first), then the finalizers.
   if (finalizers.includes(FINALIZER_WORKS_CLEANUP) && o.works.length > 0) {
     for (const w of o.works)
       if (!w.metadata.deletionTimestamp) actions.push({ type: 'deleteWork', name: w.metadata.name ?? '' });
     const message = `removing ${o.works.length} Work(s) and the objects they applied`;
     return {
-      status: status(d, message, d ? cond('True', 'DeleteWorkflowSucceeded', message) : undefined),
+      status: status(d, message, done(message)),
       actions,
       requeueAfter: 1000,
     };
@@ -98,7 +113,7 @@ export function planResourceDeletion(o: ResourceObserved): ResourcePlan {
   if (rest.length !== finalizers.length) actions.push({ type: 'setFinalizers', finalizers: rest });
   const message = 'deleted';
   return {
-    status: status(d, message, d ? cond('True', 'DeleteWorkflowSucceeded', message) : undefined),
+    status: status(d, message, done(message)),
     actions,
   };
 }
@@ -120,6 +135,7 @@ function deleteWorkflow(
     return !best || key(r) > key(best) ? r : best;
   }, undefined);
   let d: ResourceDelete = { ...(recorded ?? {}) };
+  if (d.phase === 'Skipped') return { d, free: {} };
   if (
     latest &&
     num(latest, LABEL_WORKFLOW_ROUND) * 1000 + num(latest, LABEL_DELETE_ATTEMPT) >

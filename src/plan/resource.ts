@@ -57,6 +57,8 @@ export interface ResourceObserved {
    * fail (a refusal is not retried), as a WorkflowRun's refused job does.
    */
   refused?: Record<string, string>;
+  /** The namespace refused a new run because it is being deleted: no pipeline can run there. */
+  namespaceTerminating?: boolean;
   /** The controller's reconciliation interval, when the Promise does not set one. */
   defaultInterval?: string;
   now: Date;

@@ -286,4 +286,24 @@ describe('delete workflows', () => {
     expect(j.lines()).toEqual(['configure', 'teardown']);
     expect(await configMap('d8-cm')).toBe(false);
   });
+
+  it('a namespace being deleted is not held by its resources: the delete pipeline is skipped with a Warning', async () => {
+    const j = journal();
+    const { api } = await setUp(configure(j.file), teardown(`echo teardown >> '${j.file}'`));
+    const other = await testCluster('e2e-ns-delete');
+    const r = resourceClient(other, api);
+    await r.create('d9', {});
+    await r.workflow('d9', 'Succeeded');
+    await other.admin.core.deleteNamespace({ name: other.namespace });
+    await eventually(
+      () =>
+        other.admin.core.readNamespace({ name: other.namespace }).then(
+          () => false,
+          (e: unknown) => statusCode(e) === 404,
+        ),
+      90_000,
+      `namespace ${other.namespace} to be gone`,
+    );
+    expect(j.lines()).toEqual(['configure']);
+  });
 });
