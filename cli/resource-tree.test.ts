@@ -57,4 +57,25 @@ describe('renderResourceTree', () => {
       '└─ pipeline c  Pending',
     ]);
   });
+
+  it('adds the delete pipeline of a resource being deleted', () => {
+    const deleting: ResourceObject = {
+      ...resource,
+      status: {
+        kruntimes: {
+          workflows: { phase: 'Succeeded', pipelines: [{ name: 'a', phase: 'Succeeded' }] },
+          delete: {
+            phase: 'Failed',
+            attempt: 2,
+            message: 'delete pipeline failed after 2 attempt(s): exit 4',
+          },
+        },
+      },
+    };
+    expect(renderResourceTree(deleting, new Map(), now)).toEqual([
+      'Database/db  Succeeded  -',
+      '├─ pipeline a  Succeeded',
+      '└─ delete pipeline  Failed  attempt 2  (delete pipeline failed after 2 attempt(s): exit 4)',
+    ]);
+  });
 });

@@ -17,8 +17,9 @@ export function renderResourceTree(
   ].filter(Boolean);
   const lines = [head.join('  ') + (resource.status?.message ? `  (${resource.status.message})` : '')];
   const pipelines = w.pipelines ?? [];
+  const d = resource.status?.kruntimes?.delete;
   pipelines.forEach((p, i) => {
-    const last = i === pipelines.length - 1;
+    const last = i === pipelines.length - 1 && !d;
     const cells = [`pipeline ${p.name}`, p.phase ?? 'Pending'];
     if (p.attempts && p.attempts > 1) cells.push(`attempt ${p.attempts}`);
     if (p.nextRetryAt) cells.push(`retry in ${duration(now.toISOString(), p.nextRetryAt, now)}`);
@@ -31,5 +32,17 @@ export function renderResourceTree(
     lines.push(`${under}└─ ${runLine}`);
     for (const l of rest) lines.push(`${under}   ${l}`);
   });
+  // A resource being deleted: its delete pipeline, attempt by attempt.
+  if (d) {
+    const cells = ['delete pipeline', d.phase ?? 'Running', `attempt ${d.attempt ?? 1}`];
+    if (d.nextRetryAt) cells.push(`retry in ${duration(now.toISOString(), d.nextRetryAt, now)}`);
+    lines.push(`└─ ${cells.join('  ')}${d.message ? `  (${d.message})` : ''}`);
+    const tree = d.workflowRunName ? trees.get(d.workflowRunName) : undefined;
+    if (tree) {
+      const [runLine, ...rest] = renderTree(tree, now);
+      lines.push(`   └─ ${runLine}`);
+      for (const l of rest) lines.push(`      ${l}`);
+    }
+  }
   return lines;
 }
