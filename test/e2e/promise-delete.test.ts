@@ -132,6 +132,33 @@ describe('delete workflows', () => {
     expect(await configMap('d1-cm')).toBe(false);
   });
 
+  it('without a delete pipeline, a cluster-scoped object a Work applied goes with the resource', async () => {
+    const api = newApi();
+    const ns = `krt-applied-${api.plural.slice(-6)}`;
+    const writesNamespace = pipeline(
+      'apply',
+      `printf 'apiVersion: v1\\nkind: Namespace\\nmetadata:\\n  name: ${ns}\\n' > "$KRT_OUTPUT_DIR/ns.yaml"`,
+    );
+    await applyPromise(promiseFor(api, [writesNamespace]));
+    promises.push(api.promise);
+    const r = resourceClient(c, api);
+    await r.create('d0', {});
+    const live = await r.workflow('d0', 'Succeeded');
+    expect(live.metadata.finalizers).toEqual(['kruntimes.io/works-cleanup']);
+    const exists = () =>
+      c.admin.core.readNamespace({ name: ns }).then(
+        (n) => !n.metadata?.deletionTimestamp,
+        (e: unknown) => {
+          if (statusCode(e) === 404) return false;
+          throw e;
+        },
+      );
+    await eventually(exists, 30_000, `namespace ${ns} to be applied`);
+    await deleteResource(api, 'd0');
+    await gone(api, 'd0');
+    expect(await exists()).toBe(false);
+  });
+
   it('a failing delete pipeline keeps the resource after its attempts; fixing the Promise completes it', async () => {
     const j = journal();
     const { api, p, r } = await setUp(configure(j.file), teardown(`echo teardown >> '${j.file}'; exit 4`), 1);

@@ -24,7 +24,12 @@ export async function grantTestGroup(): Promise<void> {
         resources: ['*'],
         verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'],
       },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'patch', 'delete'] },
+      // Namespaces: a cluster-scoped kind a Work may apply, for the cleanup tests.
+      {
+        apiGroups: [''],
+        resources: ['configmaps', 'namespaces'],
+        verbs: ['get', 'create', 'patch', 'delete'],
+      },
     ],
   };
   const r = kubectl(['apply', '-f', '-'], JSON.stringify(role));
