@@ -7,6 +7,11 @@ ifeq ($(NODE_BIN),)
 $(error could not fetch the pinned Node.js (see the message above))
 endif
 export PATH := $(NODE_BIN):$(PATH)
+# The step sandbox of runtimed (bubblewrap), fetched the same way (tools/fetch-bwrap.sh).
+export KRT_BWRAP := $(shell tools/fetch-bwrap.sh)
+ifeq ($(KRT_BWRAP),)
+$(error could not fetch bubblewrap (see the message above))
+endif
 export NODE_OPTIONS := --experimental-vm-modules
 JEST := node_modules/.bin/jest
 

@@ -16,6 +16,7 @@ import { reapOrphans } from './execute.js';
 import { Launcher, type RunningStep } from './launch.js';
 import type { LogStore } from './logstore.js';
 import type { Runtime } from './runtime.js';
+import type { SandboxOptions } from '../src/runtime/sandbox.js';
 
 export interface AgentOptions {
   identity: string;
@@ -27,6 +28,8 @@ export interface AgentOptions {
   staleMs: number;
   graceMs: number;
   maxLogBytes: number;
+  /** The step sandbox; `uidBase` when the agent is root (each step its own uid). */
+  sandbox?: SandboxOptions & { uidBase?: number };
 }
 
 interface Active {
@@ -329,6 +332,7 @@ export class Agent {
       logFile,
       maxLogBytes: this.opts.maxLogBytes,
       graceMs: this.opts.graceMs,
+      ...(this.opts.sandbox ? { sandbox: this.opts.sandbox } : {}),
     });
     const a: Active = { exec, run: claimed, attempts, lost: false, ending: false, beat: Date.now() };
     this.active.set(k, a);

@@ -2,7 +2,7 @@
 // own process group (so a stop reaches every child), the full log on disk and a tail in memory.
 import { spawn } from 'node:child_process';
 import { createWriteStream, writeFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Run } from '../src/api/types.js';
 import { MAX_CONTROL_FILE_BYTES } from '../src/runtime/control.js';
@@ -11,6 +11,14 @@ import { logTail, type Ending } from '../src/runtime/lifecycle.js';
 import { MAX_OUTPUT_FILE_BYTES } from '../src/runtime/outputs.js';
 import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
 import { readOutputDir, safeFilePath } from '../src/runtime/outputdir.js';
+import {
+  INSIDE,
+  limitHit,
+  sandboxCommand,
+  STEP_GROUP,
+  STEP_PASSWD,
+  type SandboxOptions,
+} from '../src/runtime/sandbox.js';
 import type { Runtime } from './runtime.js';
 
 export interface ExecuteOptions {
@@ -22,6 +30,13 @@ export interface ExecuteOptions {
   maxLogBytes: number;
   /** Between SIGTERM and SIGKILL. */
   graceMs: number;
+  /** Runs the step in a bubblewrap sandbox; without it, on the host as the agent (insecure). */
+  sandbox?: SandboxOptions & {
+    /** The uid and gid the sandbox runs as on the host (a root agent gives each step its own). */
+    uid?: number;
+    /** Where the launcher takes those uids from: base + a slot no running step holds. */
+    uidBase?: number;
+  };
 }
 
 export class Execution {
@@ -112,6 +127,15 @@ export class Execution {
       writeFile(files.control, ''),
       writeFile(files.status, ''),
     ]);
+    const sandbox = this.opts.sandbox;
+    if (sandbox) {
+      await writeFile(join(meta, 'passwd'), STEP_PASSWD);
+      await writeFile(join(meta, 'group'), STEP_GROUP);
+      // What the step writes is its own; everything else it may only read.
+      if (sandbox.uid !== undefined)
+        for (const f of [files.output, files.control, files.status, outputDir])
+          await chownTree(f, sandbox.uid);
+    }
     const log = createWriteStream(this.opts.logFile, { flags: 'a' });
     // A log that cannot be written (a full disk) loses lines, not the step: logTail still has the end.
     log.on('error', () => undefined);
@@ -133,23 +157,38 @@ export class Execution {
           );
       }
     };
-    // The step sees only its own variables and the KRT_* contract, not the agent's credentials.
+    // The step sees only its own variables and the KRT_* contract, not the agent's credentials;
+    // in the sandbox, at the paths it mounts them.
+    const at = sandbox ? { ...INSIDE } : { ...files, workspace, input: inputDir, outputDir };
     const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-      HOME: workspace,
+      PATH: sandbox ? '/usr/local/bin:/usr/bin:/bin' : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
+      HOME: at.workspace,
       LANG: process.env.LANG ?? 'C.UTF-8',
-      KRT_OUTPUT: files.output,
-      KRUNTIME_OUTPUTS: files.output,
-      KRT_CONTROL: files.control,
-      KRT_STATUS: files.status,
-      KRT_WORKSPACE: workspace,
-      KRT_INPUT: inputDir,
-      KRT_OUTPUT_DIR: outputDir,
+      KRT_OUTPUT: at.output,
+      KRUNTIME_OUTPUTS: at.output,
+      KRT_CONTROL: at.control,
+      KRT_STATUS: at.status,
+      KRT_WORKSPACE: at.workspace,
+      KRT_INPUT: at.input,
+      KRT_OUTPUT_DIR: at.outputDir,
       KRT_RUN: run.metadata.name ?? '',
       KRT_ATTEMPT: String(run.status?.attempts ?? 1),
       ...Object.fromEntries((run.spec.env ?? []).map((e) => [e.name, e.value ?? ''])),
     };
-    const { file, args } = runtime.command({ workspace, script: files.script });
+    const plain = runtime.command({ workspace: at.workspace, script: at.script });
+    const { file, args } = sandbox
+      ? sandboxCommand(
+          sandbox,
+          {
+            ...files,
+            input: inputDir,
+            outputDir,
+            passwd: join(meta, 'passwd'),
+            group: join(meta, 'group'),
+          },
+          [plain.file, ...plain.args],
+        )
+      : plain;
     const result = await new Promise<{ exitCode: number | null; signal: string | null; startError?: string }>(
       (resolve) => {
         const child = spawn(file, args, {
@@ -157,6 +196,7 @@ export class Execution {
           env,
           detached: true,
           stdio: ['ignore', 'pipe', 'pipe'],
+          ...(sandbox?.uid !== undefined ? { uid: sandbox.uid, gid: sandbox.uid } : {}),
         });
         this.pgid = child.pid;
         // A restarted agent stops what its previous life left running (see reapOrphans).
@@ -188,10 +228,19 @@ export class Execution {
       controlFile: control,
       statusFile,
       outputDir: outputDirFiles,
+      ...(sandbox && result.exitCode !== 0
+        ? { limit: limitHit(result, Buffer.concat(tail).toString('utf8')) }
+        : {}),
       tail: logTail(Buffer.concat(tail)),
       ...(run.spec.timeoutSeconds ? { timeoutSeconds: run.spec.timeoutSeconds } : {}),
     };
   }
+}
+
+async function chownTree(path: string, uid: number): Promise<void> {
+  await chown(path, uid, uid);
+  const st = await stat(path);
+  if (st.isDirectory()) for (const e of await readdir(path)) await chownTree(join(path, e), uid);
 }
 
 async function writeFiles(root: string, files: Record<string, string>): Promise<void> {

@@ -13,6 +13,7 @@ export type ToLauncher =
 export type FromLauncher = { type: 'end'; id: string; ending: Awaited<Execution['done']> };
 
 const executions = new Map<string, Execution>();
+const slots = new Set<number>();
 const send = (m: FromLauncher) => process.send?.(m);
 
 process.on('message', (m: ToLauncher) => {
@@ -29,9 +30,23 @@ process.on('message', (m: ToLauncher) => {
     };
     return send({ type: 'end', id: m.id, ending });
   }
-  const exec = new Execution(m.run, runtime, m.opts);
+  // Each running step of a root agent gets a uid no other running step has: its processes, files
+  // and process limit are its own.
+  const sandbox = m.opts.sandbox;
+  let slot: number | undefined;
+  if (sandbox?.uidBase !== undefined) {
+    slot = 0;
+    while (slots.has(slot)) slot++;
+    slots.add(slot);
+  }
+  const opts =
+    sandbox && slot !== undefined
+      ? { ...m.opts, sandbox: { ...sandbox, uid: (sandbox.uidBase ?? 0) + slot } }
+      : m.opts;
+  const exec = new Execution(m.run, runtime, opts);
   executions.set(m.id, exec);
   void exec.done.then((ending) => {
+    if (slot !== undefined) slots.delete(slot);
     executions.delete(m.id);
     send({ type: 'end', id: m.id, ending });
   });

@@ -15,6 +15,10 @@ import { Presence } from './presence.js';
 import { LogAuthorizer } from './auth.js';
 import { LogStore } from './logstore.js';
 import { parseRuntimes } from './runtime.js';
+import { prepareSandbox, sandboxOptions, sandboxProblem } from './sandbox.js';
+import { DEFAULT_STEP_LIMITS, type SandboxOptions } from '../src/runtime/sandbox.js';
+
+const MB = 1024 * 1024;
 import { createApp } from './server.js';
 
 const { values: f } = parseArgs({
@@ -34,6 +38,18 @@ const { values: f } = parseArgs({
     // Where this agent's Lease lives (the install's namespace), and how long it counts when not renewed.
     'lease-namespace': { type: 'string', default: process.env.POD_NAMESPACE || AGENT_LEASE_NAMESPACE },
     'lease-seconds': { type: 'string', default: '15' },
+    // The step sandbox (bubblewrap); without it steps run as the agent, on its machine.
+    bwrap: { type: 'string', default: 'bwrap' },
+    'insecure-no-sandbox': { type: 'boolean', default: false },
+    // host: steps share the agent's network; none: a network namespace of their own.
+    'step-network': { type: 'string', default: 'host' },
+    // A root agent runs each step as its own uid from here (one per concurrent step).
+    'step-uid-base': { type: 'string', default: '200000' },
+    'step-max-processes': { type: 'string', default: String(DEFAULT_STEP_LIMITS.processes) },
+    'step-max-memory-mb': { type: 'string', default: String(DEFAULT_STEP_LIMITS.memoryBytes / MB) },
+    'step-max-file-mb': { type: 'string', default: String(DEFAULT_STEP_LIMITS.fileBytes / MB) },
+    'step-max-open-files': { type: 'string', default: String(DEFAULT_STEP_LIMITS.openFiles) },
+    'step-max-workspace-mb': { type: 'string', default: String(DEFAULT_STEP_LIMITS.workspaceBytes / MB) },
     host: { type: 'string', default: '0.0.0.0' },
     port: { type: 'string', default: '8443' },
     cert: { type: 'string' },
@@ -57,6 +73,35 @@ if ('error' in runtimes) {
   console.error(`runtimed: ${runtimes.error}`);
   process.exit(2);
 }
+if (!['host', 'none'].includes(f['step-network'] as string)) {
+  console.error('runtimed: --step-network is host or none');
+  process.exit(2);
+}
+let sandbox: SandboxOptions | undefined;
+const uidBase = process.getuid?.() === 0 ? Math.floor(positive('step-uid-base')) : undefined;
+if (f['insecure-no-sandbox']) {
+  log.warn('--insecure-no-sandbox: steps run as this agent, and can reach everything it can');
+} else {
+  sandbox = sandboxOptions(
+    f.bwrap as string,
+    {
+      processes: Math.floor(positive('step-max-processes')),
+      memoryBytes: positive('step-max-memory-mb') * MB,
+      fileBytes: positive('step-max-file-mb') * MB,
+      openFiles: Math.floor(positive('step-max-open-files')),
+      workspaceBytes: positive('step-max-workspace-mb') * MB,
+    },
+    f['step-network'] === 'host',
+  );
+  if (uidBase !== undefined) sandbox = prepareSandbox(sandbox, f['data-dir'] as string);
+  const problem = sandboxProblem(sandbox, uidBase, join(f['data-dir'] as string, 'work'));
+  if (problem) {
+    console.error(
+      `runtimed: the step sandbox does not work here: ${problem}. Fix it, or start with --insecure-no-sandbox to run steps without one.`,
+    );
+    process.exit(1);
+  }
+}
 const kc = loadKubeConfig(f.kubeconfig);
 const dataDir = f['data-dir'] as string;
 const logs = new LogStore(dataDir, positive('log-retention-hours') * 3600_000);
@@ -71,6 +116,7 @@ const agent = new Agent(
     staleMs: positive('stale-seconds') * 1000,
     graceMs: positive('grace-seconds') * 1000,
     maxLogBytes: positive('max-log-bytes'),
+    ...(sandbox ? { sandbox: { ...sandbox, ...(uidBase !== undefined ? { uidBase } : {}) } } : {}),
   },
   logs,
 );

@@ -65,6 +65,8 @@ export interface Ending {
   controlFile: string | { bytes: number };
   /** The text of $KRT_STATUS, or its size when it was too large to read. */
   statusFile?: string | { bytes: number };
+  /** The sandbox limit the step ran into, when its end says so. */
+  limit?: string;
   /** The files of $KRT_OUTPUT_DIR, or why they could not be read. */
   outputDir?: { files: Files } | { error: string };
   tail: string;
@@ -103,6 +105,13 @@ export function endStatus(
     };
   if (e.stoppedFor === 'cancel')
     return { ...base, phase: 'Cancelled', reason: 'Cancelled', message: 'cancelled on request' };
+  if (e.limit)
+    return {
+      ...base,
+      phase: 'Failed',
+      reason: 'LimitExceeded',
+      message: `LimitExceeded: ${e.limit} (the step hit its sandbox limit)`,
+    };
   if (e.signal)
     return { ...base, phase: 'Failed', reason: 'Signaled', message: `the script was killed by ${e.signal}` };
   if (e.exitCode !== 0)

@@ -72,15 +72,16 @@ runtimed_ready() {
   curl -sf --max-time 2 --cacert "$pki/ca.crt" "https://127.0.0.1:$RUNTIMED_PORT/readyz" >/dev/null 2>&1
 }
 
-# The local agent serves every namespace with the built-in bash runtime (trusted code only: the
-# steps run as this user). Short heartbeats so a crash is noticed in seconds, not half a minute.
+# The local agent serves every namespace with the built-in bash runtime, each step in its sandbox
+# (bubblewrap). Short heartbeats so a crash is noticed in seconds, not half a minute.
 start_runtimed() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
+  local bwrap; bwrap=$("$root/tools/fetch-bwrap.sh")
   (cd "$root" && KRT_COMPONENT=runtimed exec setsid node --enable-source-maps dist/runtimed/main.js \
     --kubeconfig "$state/kubeconfig-runtimed" --identity local-runtimed --data-dir "$state/runtimed" \
     --host 127.0.0.1 --port "$RUNTIMED_PORT" --cert "$pki/runtimed.crt" --key "$pki/runtimed.key" \
-    --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 \
+    --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 --bwrap "$bwrap" \
     >>"$logs/runtimed.log" 2>&1 </dev/null) &
   echo $! > "$pids/runtimed.pid"
 }

@@ -1,5 +1,6 @@
 // Extra runtimed processes for suites that kill, restart or pair agents. Each serves its own
 // runtime name (a pool of the built-in bash runtime), so the shared local agent leaves its Runs alone.
+import { createHash } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { repoRoot, stateDir } from './paths.js';
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ export interface AgentFlags {
   shutdownSeconds?: number;
   /** How long its presence Lease counts when not renewed. */
   leaseSeconds?: number;
+  /** Steps in the bubblewrap sandbox (default), or on the host (--insecure-no-sandbox). */
+  sandbox?: boolean;
 }
 
 export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
@@ -58,6 +61,19 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
       String(f.shutdownSeconds ?? 5),
       '--lease-seconds',
       String(f.leaseSeconds ?? 15),
+      ...(f.sandbox === false
+        ? ['--insecure-no-sandbox']
+        : [
+            '--bwrap',
+            process.env.KRT_BWRAP ?? 'bwrap',
+            // Agents on one machine give their steps different uids.
+            '--step-uid-base',
+            String(
+              300000 +
+                (parseInt(createHash('sha256').update(f.identity).digest('hex').slice(0, 6), 16) % 1000) *
+                  1000,
+            ),
+          ]),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KRT_COMPONENT: `runtimed-${f.identity}` } },
   );

@@ -1,0 +1,101 @@
+// The agent's side of the step sandbox: its options from the flags and the machine, and the check at
+// start that it works here (a missing bwrap or a kernel that refuses user namespaces stops the agent
+// with the failed check named, unless --insecure-no-sandbox).
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import {
+  ETC_FILES,
+  sandboxCommand,
+  SYSTEM_PATHS,
+  type SandboxOptions,
+  type StepLimits,
+} from '../src/runtime/sandbox.js';
+
+/** What the host has of each system folder: a folder, a link (merged /usr), or nothing. */
+export function systemOf(paths = SYSTEM_PATHS): SandboxOptions['system'] {
+  const out: SandboxOptions['system'] = [];
+  for (const path of paths) {
+    if (!existsSync(path)) continue;
+    const st = lstatSync(path);
+    out.push(st.isSymbolicLink() ? { path, link: readlinkSync(path) } : { path });
+  }
+  return out;
+}
+
+export function sandboxOptions(bwrap: string, limits: StepLimits, network: boolean): SandboxOptions {
+  return { bwrap, limits, network, system: systemOf(), etc: ETC_FILES.filter((f) => existsSync(f)) };
+}
+
+/**
+ * For a root agent whose steps run as other uids: bwrap copied where those uids may run it (a cache
+ * under /root is not), in the agent's data folder.
+ */
+export function prepareSandbox(o: SandboxOptions, dataDir: string): SandboxOptions {
+  const dir = join(dataDir, 'sandbox');
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  chmodSync(dir, 0o755);
+  const bwrap = join(dir, 'bwrap');
+  copyFileSync(o.bwrap, `${bwrap}.new`);
+  chmodSync(`${bwrap}.new`, 0o755);
+  rmSync(bwrap, { force: true });
+  copyFileSync(`${bwrap}.new`, bwrap);
+  chmodSync(bwrap, 0o755);
+  rmSync(`${bwrap}.new`, { force: true });
+  return { ...o, bwrap };
+}
+
+/**
+ * Runs a trial step in the sandbox as `uid`, with its files in `workDir` as a real step's are; the
+ * reason when it does not work, else undefined.
+ */
+export function sandboxProblem(
+  o: SandboxOptions,
+  uid: number | undefined,
+  workDir: string,
+): string | undefined {
+  const version = spawnSync(o.bwrap, ['--version'], { encoding: 'utf8' });
+  if (version.error || version.status !== 0)
+    return `bubblewrap is not there: "${o.bwrap} --version" failed (${version.error?.message ?? version.stderr.trim()})`;
+  mkdirSync(workDir, { recursive: true });
+  const dir = mkdtempSync(join(workDir, 'sandbox-check-'));
+  chmodSync(dir, 0o755);
+  try {
+    const f = (n: string) => {
+      const p = join(dir, n);
+      writeFileSync(p, '');
+      return p;
+    };
+    const files = {
+      script: f('script'),
+      output: f('output'),
+      control: f('control'),
+      status: f('status'),
+      passwd: f('passwd'),
+      group: f('group'),
+      input: dir,
+      outputDir: dir,
+    };
+    const { file, args } = sandboxCommand(o, files, ['/bin/sh', '-c', 'test "$(id -u)" != 0']);
+    const r = spawnSync(file, args, {
+      encoding: 'utf8',
+      timeout: 10_000,
+      ...(uid !== undefined ? { uid, gid: uid } : {}),
+    });
+    if (r.error || r.status !== 0)
+      return `a trial step in the sandbox failed (are user namespaces allowed, and every folder above ${workDir} open to other users?): ${(r.error?.message ?? r.stderr).trim() || `exit ${r.status}`}`;
+    return undefined;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
