@@ -1,9 +1,7 @@
 // Delete workflows (second seed, "Delete Workflows") end to end: real API server and garbage
 // collector, webhook, controller, runtimed running real bash. Each test has its own resource API.
-// Configure pipelines apply a ConfigMap through their Work; delete pipelines write to a journal on
-// this machine, so the test sees what ran and how often.
-import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// Configure pipelines apply a ConfigMap through their Work; delete pipelines post to a journal (the
+// harness channel), so the test sees what ran and how often.
 import type { Pipeline } from '../../src/api/types.js';
 import { statusCode } from '../../src/kube/client.js';
 import { LABEL_MANUAL_RECONCILIATION, LABEL_SUSPENDED } from '../../src/labels.js';
@@ -14,7 +12,6 @@ import {
   applyPromise,
   deletePromise,
   grantTestGroup,
-  journal,
   newApi,
   pipeline,
   promiseFor,
@@ -23,24 +20,30 @@ import {
   type TestApi,
 } from '../harness/promises.js';
 import { processAlive } from '../harness/webhook.js';
+import { channel, type Channel } from '../harness/channel.js';
+
+type Journal = ReturnType<Channel['journal']>;
 
 let c: TestCluster;
+let ch: Channel;
 const promises: string[] = [];
 beforeAll(async () => {
   c = await testCluster('e2e-promise-delete');
+  ch = await channel();
   await grantTestGroup();
 });
 afterAll(async () => {
   if (!processAlive(controllerPid())) startController();
   for (const p of promises) deletePromise(p);
   await c?.cleanup();
+  await ch?.close();
 });
 
 /** A configure pipeline that applies the ConfigMap `<resource>-cm` and journals "configure". */
-const configure = (j: string, extra = '') =>
+const configure = (j: Journal, extra = '') =>
   pipeline(
     'apply',
-    `echo configure >> '${j}'\n${extra}\nprintf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s-cm\\n' "$NAME" > "$KRT_OUTPUT_DIR/cm.yaml"`,
+    `echo configure | ${j.append}\n${extra}\nprintf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s-cm\\n' "$NAME" > "$KRT_OUTPUT_DIR/cm.yaml"`,
     { NAME: '${{ resource.metadata.name }}' },
   );
 const teardown = (run: string): Pipeline => pipeline('teardown', run);
@@ -114,10 +117,10 @@ async function events(name: string): Promise<string[]> {
 
 describe('delete workflows', () => {
   it('a succeeding delete pipeline runs, then the applied objects go, then the resource', async () => {
-    const j = journal();
+    const j = ch.journal();
     const { api, r } = await setUp(
-      configure(j.file),
-      teardown(`echo "teardown $(grep -c name: "$KRT_INPUT/object.yaml")" >> '${j.file}'`),
+      configure(j),
+      teardown(`echo "teardown $(grep -c name: "$KRT_INPUT/object.yaml")" | ${j.append}`),
     );
     await r.create('d1', {});
     const live = await r.workflow('d1', 'Succeeded');
@@ -160,8 +163,8 @@ describe('delete workflows', () => {
   });
 
   it('a failing delete pipeline keeps the resource after its attempts; fixing the Promise completes it', async () => {
-    const j = journal();
-    const { api, p, r } = await setUp(configure(j.file), teardown(`echo teardown >> '${j.file}'; exit 4`), 1);
+    const j = ch.journal();
+    const { api, p, r } = await setUp(configure(j), teardown(`echo teardown | ${j.append}; exit 4`), 1);
     await r.create('d2', {});
     await r.workflow('d2', 'Succeeded');
     await deleteResource(api, 'd2');
@@ -174,8 +177,8 @@ describe('delete workflows', () => {
     expect(await configMap('d2-cm')).toBe(true);
     // Fixed in the Promise: a new delete pipeline runs and the deletion completes.
     p.spec.workflows.resource = {
-      configure: [configure(j.file)],
-      delete: [teardown(`echo fixed >> '${j.file}'`)],
+      configure: [configure(j)],
+      delete: [teardown(`echo fixed | ${j.append}`)],
       deleteBackoffLimit: 1,
     } as never;
     await applyPromise(p);
@@ -185,31 +188,27 @@ describe('delete workflows', () => {
   });
 
   it('the manual-reconciliation label re-runs a failed delete pipeline', async () => {
-    const j = journal();
-    const ok = join(dirname(j.file), 'ok');
-    const { api, r } = await setUp(
-      configure(j.file),
-      teardown(`echo teardown >> '${j.file}'; [ -f '${ok}' ]`),
-      0,
-    );
+    const j = ch.journal();
+    const ok = ch.gate();
+    const { api, r } = await setUp(configure(j), teardown(`echo teardown | ${j.append}; ${ok.check}`), 0);
     await r.create('d3', {});
     await r.workflow('d3', 'Succeeded');
     await deleteResource(api, 'd3');
     await deleteCondition(api, 'd3', 'DeleteWorkflowFailed');
     expect(j.lines()).toEqual(['configure', 'teardown']);
-    writeFileSync(ok, '');
+    ok.open();
     await r.patch('d3', { metadata: { labels: { [LABEL_MANUAL_RECONCILIATION]: 'true' } } });
     await gone(api, 'd3');
     expect(j.lines()).toEqual(['configure', 'teardown', 'teardown']);
   });
 
   it('a suspending delete pipeline keeps the Works and their objects until the label is removed', async () => {
-    const j = journal();
-    const flag = join(dirname(j.file), 'once');
+    const j = ch.journal();
+    const flag = ch.flag();
     const { api, r } = await setUp(
-      configure(j.file),
+      configure(j),
       teardown(
-        `echo teardown >> '${j.file}'\n[ -f '${flag}' ] || { touch '${flag}'; printf 'suspend: true\\nmessage: approve the teardown\\n' > "$KRT_CONTROL"; echo 'message: waiting for approval' > "$KRT_STATUS"; }`,
+        `echo teardown | ${j.append}\n${flag.isSet} || { ${flag.set}; printf 'suspend: true\\nmessage: approve the teardown\\n' > "$KRT_CONTROL"; echo 'message: waiting for approval' > "$KRT_STATUS"; }`,
       ),
     );
     await r.create('d4', {});
@@ -227,11 +226,11 @@ describe('delete workflows', () => {
   });
 
   it('a retryAfter delete pipeline retries, then the deletion completes', async () => {
-    const j = journal();
+    const j = ch.journal();
     const { api, r } = await setUp(
-      configure(j.file),
+      configure(j),
       teardown(
-        `echo teardown >> '${j.file}'; [ "$(grep -c teardown '${j.file}')" -ge 2 ] || echo 'retryAfter: 1s' > "$KRT_CONTROL"`,
+        `echo teardown | ${j.append}; [ "$(${j.read} | grep -c teardown)" -ge 2 ] || echo 'retryAfter: 1s' > "$KRT_CONTROL"`,
       ),
     );
     await r.create('d5', {});
@@ -242,30 +241,30 @@ describe('delete workflows', () => {
   });
 
   it('a deletion during a running configure pipeline waits for it', async () => {
-    const j = journal();
-    const gate = join(dirname(j.file), 'go');
+    const j = ch.journal();
+    const gate = ch.gate();
     const { api, r } = await setUp(
-      configure(j.file, `while [ ! -f '${gate}' ]; do sleep 0.1; done; echo configured >> '${j.file}'`),
-      teardown(`echo teardown >> '${j.file}'`),
+      configure(j, `${gate.wait}; echo configured | ${j.append}`),
+      teardown(`echo teardown | ${j.append}`),
     );
     await r.create('d6', {});
     await eventually(async () => j.lines().length === 1, 30_000, 'the configure pipeline to start');
     await deleteResource(api, 'd6');
     await deleteCondition(api, 'd6', 'WaitingForConfigure');
-    writeFileSync(gate, '');
+    gate.open();
     await gone(api, 'd6');
     expect(j.lines()).toEqual(['configure', 'configured', 'teardown']);
   });
 
   it('deleting the Promise deletes its resources through their delete pipelines, then the CRD', async () => {
-    const j = journal();
-    const { api, r } = await setUp(configure(j.file), teardown(`echo "teardown $NAME" >> '${j.file}'`));
+    const j = ch.journal();
+    const { api, r } = await setUp(configure(j), teardown(`echo "teardown $NAME" | ${j.append}`));
     // The teardown names the resource it runs for.
     const p = promiseFor(api, []);
     p.spec.workflows.resource = {
-      configure: [configure(j.file)],
+      configure: [configure(j)],
       delete: [
-        pipeline('teardown', `echo "teardown $NAME" >> '${j.file}'`, {
+        pipeline('teardown', `echo "teardown $NAME" | ${j.append}`, {
           NAME: '${{ resource.metadata.name }}',
         }),
       ],
@@ -293,12 +292,9 @@ describe('delete workflows', () => {
   });
 
   it('a controller SIGKILLed during a deletion leaves nothing stuck', async () => {
-    const j = journal();
-    const gate = join(dirname(j.file), 'go');
-    const { api, r } = await setUp(
-      configure(j.file),
-      teardown(`echo teardown >> '${j.file}'; while [ ! -f '${gate}' ]; do sleep 0.1; done`),
-    );
+    const j = ch.journal();
+    const gate = ch.gate();
+    const { api, r } = await setUp(configure(j), teardown(`echo teardown | ${j.append}; ${gate.wait}`));
     await r.create('d8', {});
     await r.workflow('d8', 'Succeeded');
     await deleteResource(api, 'd8');
@@ -306,7 +302,7 @@ describe('delete workflows', () => {
     const pid = controllerPid();
     process.kill(pid, 'SIGKILL');
     await eventually(async () => !processAlive(pid), 5000, 'the controller to die');
-    writeFileSync(gate, '');
+    gate.open();
     startController();
     await eventually(async () => (await isLeader()) === 1, 40_000, 'the restarted controller to lead');
     await gone(api, 'd8');
@@ -315,8 +311,8 @@ describe('delete workflows', () => {
   });
 
   it('a namespace being deleted is not held by its resources: the delete pipeline is skipped with a Warning', async () => {
-    const j = journal();
-    const { api } = await setUp(configure(j.file), teardown(`echo teardown >> '${j.file}'`));
+    const j = ch.journal();
+    const { api } = await setUp(configure(j), teardown(`echo teardown | ${j.append}`));
     const other = await testCluster('e2e-ns-delete');
     const r = resourceClient(other, api);
     await r.create('d9', {});

@@ -1,9 +1,7 @@
 // Promises and their configure workflows (second seed, "Resource Workflows") end to end: the real
 // API server and garbage collector, the webhook over TLS, the controller, and runtimed running real
-// bash. One test per rule; each test has its own resource API. Steps write to a journal file on
-// this machine, so the test sees which pipeline ran, for which generation, how often.
-import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// bash. One test per rule; each test has its own resource API. Steps post to a journal (harness
+// channel), so the test sees which pipeline ran, for which generation, how often.
 import type { Work, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { LABEL_MANUAL_RECONCILIATION, LABEL_SUSPENDED } from '../../src/labels.js';
@@ -15,7 +13,6 @@ import {
   applyPromise,
   deletePromise,
   grantTestGroup,
-  journal,
   newApi,
   pipeline,
   promiseFor,
@@ -23,28 +20,32 @@ import {
   type TestApi,
 } from '../harness/promises.js';
 import { processAlive } from '../harness/webhook.js';
+import { channel, type Channel } from '../harness/channel.js';
 
 let c: TestCluster;
+let ch: Channel;
 const promises: string[] = [];
 beforeAll(async () => {
   c = await testCluster('e2e-promises');
+  ch = await channel();
   await grantTestGroup();
 });
 afterAll(async () => {
   if (!processAlive(controllerPid())) startController();
   for (const p of promises) deletePromise(p);
   await c?.cleanup();
+  await ch?.close();
 });
 
 /** A Promise whose pipelines each append "<pipeline> <generation>" to the journal, then `run`. */
 async function setUp(
   runs: Record<string, string>,
   extra: object = {},
-): Promise<{ api: TestApi; j: ReturnType<typeof journal>; r: ReturnType<typeof resourceClient> }> {
+): Promise<{ api: TestApi; j: ReturnType<Channel['journal']>; r: ReturnType<typeof resourceClient> }> {
   const api = newApi();
-  const j = journal();
+  const j = ch.journal();
   const pipelines = Object.entries(runs).map(([name, run]) =>
-    pipeline(name, `echo "${name} $KRT_OBSERVED_GENERATION" >> '${j.file}'\n${run}`),
+    pipeline(name, `echo "${name} $KRT_OBSERVED_GENERATION" | ${j.append}\n${run}`),
   );
   await applyPromise(promiseFor(api, pipelines, extra));
   promises.push(api.promise);
@@ -61,8 +62,6 @@ async function works(): Promise<Work[]> {
     (await c.admin.custom.listNamespacedCustomObject({ ...crd('works', c.namespace) })) as { items: Work[] }
   ).items;
 }
-
-const gateWait = (gate: string) => `while [ ! -f '${gate}' ]; do sleep 0.1; done`;
 
 describe('configure workflows', () => {
   it('runs the pipelines in order on create and again on update (KRT_OBSERVED_GENERATION 1 then 2)', async () => {
@@ -99,8 +98,8 @@ describe('configure workflows', () => {
   });
 
   it('a failed pipeline halts the workflow; manual reconciliation reruns from the start and drops the label', async () => {
-    const gate = join(dirname(journal().file), 'ok');
-    const { j, r } = await setUp({ first: 'true', second: `[ -f '${gate}' ] || exit 3`, third: 'true' });
+    const gate = ch.gate();
+    const { j, r } = await setUp({ first: 'true', second: `${gate.check} || exit 3`, third: 'true' });
     await r.create('two', {});
     const failed = await r.workflow('two', 'Failed');
     expect(j.lines()).toEqual(['first 1', 'second 1']);
@@ -115,7 +114,7 @@ describe('configure workflows', () => {
       'Pending',
     ]);
     expect(await events('two')).toContain('PipelineFailed');
-    writeFileSync(gate, '');
+    gate.open();
     await r.patch('two', { metadata: { labels: { [LABEL_MANUAL_RECONCILIATION]: 'true' } } });
     const again = await r.workflow('two', 'Succeeded', 2);
     expect(j.lines()).toEqual(['first 1', 'second 1', 'first 1', 'second 1', 'third 1']);
@@ -123,8 +122,8 @@ describe('configure workflows', () => {
   });
 
   it('an update during a running pipeline waits for it, then restarts from the first pipeline once', async () => {
-    const gate = join(dirname(journal().file), 'go');
-    const { j, r } = await setUp({ first: gateWait(gate), second: 'true' });
+    const gate = ch.gate();
+    const { j, r } = await setUp({ first: gate.wait, second: 'true' });
     await r.create('three', { size: 'a' });
     await eventually(async () => j.lines().length === 1, 30_000, 'the first pipeline to start');
     await r.patch('three', { spec: { size: 'b' } });
@@ -134,7 +133,7 @@ describe('configure workflows', () => {
       30_000,
       'the resource to say a new reconciliation waits',
     );
-    writeFileSync(gate, '');
+    gate.open();
     const done = await r.workflow('three', 'Succeeded', 2);
     // The running pipeline ended; the workflow then started again from the first, for generation 3.
     expect(j.lines()).toEqual(['first 1', 'first 3', 'second 3']);
@@ -142,10 +141,10 @@ describe('configure workflows', () => {
   });
 
   it('suspended: resumes from the suspended pipeline when the label is removed', async () => {
-    const flag = join(dirname(journal().file), 'suspended-once');
+    const flag = ch.flag();
     const { j, r } = await setUp({
       first: 'true',
-      second: `[ -f '${flag}' ] || { touch '${flag}'; printf 'suspend: true\\nmessage: needs approval\\n' > "$KRT_CONTROL"; }`,
+      second: `${flag.isSet} || { ${flag.set}; printf 'suspend: true\\nmessage: needs approval\\n' > "$KRT_CONTROL"; }`,
       third: 'true',
     });
     await r.create('four', {});
@@ -188,14 +187,14 @@ describe('configure workflows', () => {
   });
 
   it('retryAfter re-executes the pipeline, counting attempts, then continues', async () => {
-    const j = journal();
+    const j = ch.journal();
     const api = newApi();
     // The pipeline asks to be retried until it has run three times.
     const retrying = pipeline(
       'first',
-      `echo "first" >> '${j.file}'; n=$(grep -c '^first' '${j.file}')\n[ "$n" -ge 3 ] || printf 'retryAfter: 1s\\nmessage: not yet\\n' > "$KRT_CONTROL"`,
+      `echo first | ${j.append}; n=$(${j.read} | grep -c '^first')\n[ "$n" -ge 3 ] || printf 'retryAfter: 1s\\nmessage: not yet\\n' > "$KRT_CONTROL"`,
     );
-    const after = pipeline('second', `echo second >> '${j.file}'`);
+    const after = pipeline('second', `echo second | ${j.append}`);
     await applyPromise(promiseFor(api, [retrying, after]));
     promises.push(api.promise);
     const r = resourceClient(c, api);
@@ -223,7 +222,7 @@ describe('configure workflows', () => {
     await r.workflow('eight-b', 'Succeeded');
     expect(j.lines()).toEqual(['only 1', 'only 1']);
     const changed = promiseFor(api, [
-      pipeline('only', `echo "only $KRT_OBSERVED_GENERATION" >> '${j.file}'\necho v2`),
+      pipeline('only', `echo "only $KRT_OBSERVED_GENERATION" | ${j.append}\necho v2`),
     ]);
     await applyPromise(changed);
     await r.workflow('eight-a', 'Succeeded', 2);
@@ -232,14 +231,14 @@ describe('configure workflows', () => {
   });
 
   it('a controller SIGKILLed mid-workflow neither skips nor repeats a pipeline', async () => {
-    const gate = join(dirname(journal().file), 'go');
-    const { j, r } = await setUp({ first: 'true', second: gateWait(gate), third: 'true' });
+    const gate = ch.gate();
+    const { j, r } = await setUp({ first: 'true', second: gate.wait, third: 'true' });
     await r.create('nine', {});
     await eventually(async () => j.lines().length === 2, 30_000, 'the second pipeline to start');
     const pid = controllerPid();
     process.kill(pid, 'SIGKILL');
     await eventually(async () => !processAlive(pid), 5000, 'the controller to die');
-    writeFileSync(gate, '');
+    gate.open();
     startController();
     await eventually(async () => (await isLeader()) === 1, 40_000, 'the restarted controller to lead');
     const done = await r.workflow('nine', 'Succeeded');
@@ -294,7 +293,7 @@ describe('configure workflows', () => {
   });
 
   it('a pipeline that names a Workflow runs it with inputs read from the resource', async () => {
-    const j = journal();
+    const j = ch.journal();
     const wf = {
       apiVersion: 'kruntimes.io/v1alpha1',
       kind: 'Workflow',
@@ -307,7 +306,7 @@ describe('configure workflows', () => {
             steps: [
               {
                 name: 's',
-                run: `echo "size=$SIZE gen=$KRT_OBSERVED_GENERATION" >> '${j.file}'`,
+                run: `echo "size=$SIZE gen=$KRT_OBSERVED_GENERATION" | ${j.append}`,
                 env: { SIZE: '${{ inputs.size }}' },
               },
             ],

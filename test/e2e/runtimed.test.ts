@@ -1,12 +1,13 @@
 // runtimed end to end: the real API server and webhook, the controller, and runtimed running real
 // bash. Most cases use the local agent `make up` started; the crash and pairing cases start agents
 // of their own on a runtime name nobody else serves.
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { startAgent, type AgentProcess } from '../harness/agent.js';
+import { channel } from '../harness/channel.js';
 import { eventually, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import {
   createRun,
@@ -179,14 +180,15 @@ describe('crashed agents', () => {
 
   it('runtimed SIGKILLed while a step sleeps: a restarted agent completes the Run; it never runs twice at once', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'krt-e2e-kill-'));
-    const side = mkdtempSync(join(tmpdir(), 'krt-e2e-side-'));
+    const ch = await channel();
+    const trace = ch.journal();
     const m = marker();
     const flags = { identity: 'kill-me', runtime: 'e2e-kill', dataDir, namespace: c.namespace };
     const first = await startAgent(flags);
     agents.push(first);
     await createRun(c, 'survivor', {
       runtime: 'e2e-kill',
-      script: `echo "start $KRT_ATTEMPT" >> ${side}/trace\nsleep 3 0.${m}\necho "end $KRT_ATTEMPT" >> ${side}/trace`,
+      script: `echo "start $KRT_ATTEMPT" | ${trace.append}\nsleep 3 0.${m}\necho "end $KRT_ATTEMPT" | ${trace.append}`,
     });
     await runInPhase(c, 'survivor', ['Running']).catch((e: Error) => {
       throw new Error(`${e.message}\n${first.output()}`);
@@ -206,7 +208,8 @@ describe('crashed agents', () => {
     expect(done.status).toMatchObject({ attempts: 2, assignedTo: 'kill-me' });
     // The first attempt's processes were gone before the second agent started (above), so no
     // `end 1` can come any more.
-    expect(readFileSync(join(side, 'trace'), 'utf8')).toBe('start 1\nstart 2\nend 2\n');
+    expect(trace.lines()).toEqual(['start 1', 'start 2', 'end 2']);
+    await ch.close();
     expect(processesWith(`sleep 3 0.${m}`)).toEqual([]);
     expect(second.output()).toContain('"why":"restart"');
     second.proc.kill('SIGTERM');
@@ -238,7 +241,8 @@ describe('crashed agents', () => {
 
 describe('two agents, 500 Runs', () => {
   it('every Run is executed exactly once', async () => {
-    const side = mkdtempSync(join(tmpdir(), 'krt-e2e-once-'));
+    const ch = await channel();
+    const executed = ch.journal();
     const pair = await Promise.all(
       ['pair-a', 'pair-b'].map((identity) =>
         startAgent({
@@ -258,7 +262,7 @@ describe('two agents, 500 Runs', () => {
         names
           .slice(i, i + 25)
           .map((n) =>
-            createRun(c, n, { runtime: 'e2e-pair', script: `mktemp "${side}/$KRT_RUN.XXXXXX" >/dev/null` }),
+            createRun(c, n, { runtime: 'e2e-pair', script: `echo "$KRT_RUN" | ${executed.append}` }),
           ),
       );
     let phases = new Map<string, number>();
@@ -283,11 +287,11 @@ describe('two agents, 500 Runs', () => {
       150_000,
       'all 500 Runs to succeed',
     );
-    const files = readdirSync(side);
+    const lines = executed.lines();
     const perRun = new Map<string, number>();
-    for (const f of files)
-      perRun.set(f.replace(/\.[^.]+$/, ''), (perRun.get(f.replace(/\.[^.]+$/, '')) ?? 0) + 1);
-    expect(files.length).toBe(N);
+    for (const run of lines) perRun.set(run, (perRun.get(run) ?? 0) + 1);
+    expect(lines.length).toBe(N);
+    await ch.close();
     expect(names.filter((n) => perRun.get(n) !== 1)).toEqual([]);
     for (const a of pair) expect(a.proc.exitCode).toBeNull();
     const list = (await c.admin.custom.listNamespacedCustomObject({ ...crd('runs', c.namespace) })) as {

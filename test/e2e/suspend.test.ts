@@ -1,9 +1,7 @@
 // Suspend, resume and retry (second seed, "Suspending or Retrying a workflow") end to end: real API
 // server, webhook, controller and runtimed running real bash. One test per rule of the seed.
-// Steps decide by a counter file this suite owns, so each attempt can behave differently.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Steps decide by a counter this suite owns (the harness channel), so each attempt can behave
+// differently.
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { controllerSees } from '../harness/caches.js';
@@ -13,25 +11,25 @@ import { kubectl } from '../harness/kubectl.js';
 import { krt } from '../harness/krt.js';
 import { getRun, getWorkflowRun, runInPhase, workflowRunInPhase } from '../harness/objects.js';
 import { processAlive } from '../harness/webhook.js';
+import { channel, type Channel } from '../harness/channel.js';
 
 const SUSPENDED = 'kruntimes.io/workflow-suspended';
 let c: TestCluster;
+let ch: Channel;
 beforeAll(async () => {
   c = await testCluster('e2e-suspend');
+  ch = await channel();
 });
 afterAll(async () => {
   if (!processAlive(controllerPid())) startController();
   await c?.cleanup();
+  await ch?.close();
 });
 
-/** A fresh counter file and a script that appends to it and prints the number of executions. */
-function counter(): { file: string; count: () => number; bump: string } {
-  const file = join(mkdtempSync(join(tmpdir(), 'krt-suspend-')), 'count');
-  return {
-    file,
-    count: () => readFileSync(file, 'utf8').split('\n').filter(Boolean).length,
-    bump: `echo x >> '${file}'; n=$(wc -l < '${file}')`,
-  };
+/** A fresh counter (a journal of the harness channel) and a script line that bumps it into $n. */
+function counter(): { count: () => number; bump: string } {
+  const j = ch.journal();
+  return { count: () => j.lines().length, bump: `echo x | ${j.append}; n=$(${j.read} | wc -l)` };
 }
 const step = (name: string, run: string) => ({ name, run });
 async function create(name: string, jobs: object): Promise<void> {

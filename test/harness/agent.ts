@@ -1,6 +1,7 @@
 // Extra runtimed processes for suites that kill, restart or pair agents. Each serves its own
 // runtime name (a pool of the built-in bash runtime), so the shared local agent leaves its Runs alone.
 import { createHash } from 'node:crypto';
+import { chmodSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { repoRoot, stateDir } from './paths.js';
 import { join } from 'node:path';
@@ -30,6 +31,8 @@ export interface AgentFlags {
 }
 
 export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
+  // The step uids of a sandboxed agent reach their files through its data folder.
+  chmodSync(f.dataDir, 0o755);
   const proc = spawn(
     process.execPath,
     [

@@ -2,9 +2,6 @@
 // controller granted that group through the aggregated kruntimes-promises role, resources created
 // and read through the real API server.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Pipeline, PromiseObject, ResourceObject } from '../../src/api/types.js';
 import { eventually, type TestCluster } from './cluster.js';
@@ -139,21 +136,6 @@ export function resourceClient(c: TestCluster, api: TestApi) {
         `${api.kind} ${name} to be ${phase} in round ${round} (last: ${JSON.stringify(last?.status?.kruntimes ?? {})})`,
       );
       return last as ResourceObject;
-    },
-  };
-}
-
-/** A file steps append lines to, on this machine (steps run here), read back by the test. */
-export function journal(): { file: string; lines: () => string[] } {
-  const file = join(mkdtempSync(join(tmpdir(), 'krt-promise-')), 'journal');
-  return {
-    file,
-    lines: () => {
-      try {
-        return readFileSync(file, 'utf8').split('\n').filter(Boolean);
-      } catch {
-        return [];
-      }
     },
   };
 }

@@ -1,7 +1,5 @@
 // The controller through the real API server with the webhook registered; the Runs it creates are
 // executed by the local runtimed (real bash).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
@@ -11,6 +9,7 @@ import { kubectl } from '../harness/kubectl.js';
 import { krt } from '../harness/krt.js';
 import { getWorkflowRun, workflowRunInPhase } from '../harness/objects.js';
 import { repoRoot } from '../harness/paths.js';
+import { channel } from '../harness/channel.js';
 
 const inline = (run: string, extra: object = {}) => ({
   'runs-on': 'bash',
@@ -198,8 +197,9 @@ describe('template edits and cancellation', () => {
           }),
         },
       });
-    // The first job waits for a file this test makes, so the call job is runnable only then.
-    const gate = join(mkdtempSync(join(tmpdir(), 'krt-gate-')), 'open');
+    // The first job waits for a gate this test opens, so the call job is runnable only then.
+    const ch = await channel();
+    const gate = ch.gate();
     apply(c, tpl('old'));
     apply(c, {
       apiVersion: 'kruntimes.io/v1alpha1',
@@ -207,14 +207,14 @@ describe('template edits and cancellation', () => {
       metadata: { name: 'edits' },
       spec: {
         jobs: {
-          wait: inline(`until [ -e '${gate}' ]; do sleep 0.1; done`),
+          wait: inline(gate.wait),
           call: { uses: 'tpl', needs: ['wait'] },
         },
       },
     });
     apply(c, tpl('before')); // the call job is not runnable yet
     await controllerSees(c, 'tpl');
-    writeFileSync(gate, '');
+    gate.open();
     await eventually(
       async () => (await listRuns(c)).some((r) => r.metadata.name === 'edits-call-call'),
       30000,
@@ -225,6 +225,7 @@ describe('template edits and cancellation', () => {
     expect(run.status?.jobs?.call?.outputs).toEqual({ word: 'before' });
     const child = await getWorkflowRun(c, 'edits-call-call');
     expect(child.spec.jobs.say?.steps?.[0]?.run).toBe('echo word=before >> "$KRT_OUTPUT"');
+    await ch.close();
   });
 
   it('cancelling a root while a grandchild runs ends every level Cancelled, children first', async () => {
