@@ -167,6 +167,42 @@ function report(title: string, ours: Result, base: Result): void {
   );
 }
 
+/** The same `true` Runs through one agent with the step sandbox and one without, in one run. */
+async function sandboxCost(c: Awaited<ReturnType<typeof testCluster>>): Promise<void> {
+  const pair = await Promise.all(
+    [true, false].map((sandbox) =>
+      startAgent({
+        identity: sandbox ? 'bench-sandboxed' : 'bench-bare',
+        runtime: sandbox ? 'bench-sandboxed' : 'bench-bare',
+        dataDir: mkdtempSync(join(tmpdir(), 'krt-bench-sandbox-')),
+        namespace: c.namespace,
+        concurrency: AGENT_CONCURRENCY,
+        heartbeatSeconds: 5,
+        staleSeconds: 30,
+        sandbox,
+      }),
+    ),
+  );
+  try {
+    const withIt = await throughAgents(c, 'sbx', 'bench-sandboxed', 'true');
+    const without = await throughAgents(c, 'bare', 'bench-bare', 'true');
+    const rate = (r: Result) => RUNS / r.seconds;
+    console.log('the step sandbox (bubblewrap), `true`, one agent each:');
+    console.log(
+      `  sandboxed   ${rate(withIt).toFixed(1)} Runs/s   p50 ${q(withIt.latencies, 0.5).toFixed(0)} ms  p99 ${q(withIt.latencies, 0.99).toFixed(0)} ms`,
+    );
+    console.log(
+      `  bare        ${rate(without).toFixed(1)} Runs/s   p50 ${q(without.latencies, 0.5).toFixed(0)} ms  p99 ${q(without.latencies, 0.99).toFixed(0)} ms`,
+    );
+    console.log(
+      `  cost per step at p50 ${(q(withIt.latencies, 0.5) - q(without.latencies, 0.5)).toFixed(0)} ms; throughput ratio ${(rate(withIt) / rate(without)).toFixed(2)}`,
+    );
+  } finally {
+    for (const a of pair) a.proc.kill('SIGTERM');
+    await Promise.all(pair.map((a) => a.exited));
+  }
+}
+
 async function main() {
   const c = await testCluster('rtbench');
   const agents = await Promise.all(
@@ -192,6 +228,7 @@ async function main() {
     );
     console.log('  (for reference, the Go kruntimes project publishes 11.3 Runs/s and p50 580 ms on kind)');
     await stops(c, 'bench-bash');
+    await sandboxCost(c);
     // Writes the agents spent beyond the two per Run: claims lost to the other agent, heartbeats.
     for (const a of agents) {
       const metrics = await (await fetch(`${a.url}/metrics`)).text();
