@@ -228,13 +228,23 @@ export class Execution {
       controlFile: control,
       statusFile,
       outputDir: outputDirFiles,
-      ...(sandbox && result.exitCode !== 0
-        ? { limit: limitHit(result, Buffer.concat(tail).toString('utf8')) }
-        : {}),
+      ...(sandbox ? stepLimit(result, Buffer.concat(tail).toString('utf8')) : {}),
       tail: logTail(Buffer.concat(tail)),
       ...(run.spec.timeoutSeconds ? { timeoutSeconds: run.spec.timeoutSeconds } : {}),
     };
   }
+}
+
+/**
+ * The limit a step ran into: any, when it failed; the process limit even when its script exited 0,
+ * since commands it could not fork never ran (a fork bomb's script often ends well).
+ */
+function stepLimit(
+  result: { exitCode: number | null; signal: string | null },
+  tail: string,
+): { limit?: string } {
+  const limit = limitHit(result, tail);
+  return limit && (result.exitCode !== 0 || limit === 'processes') ? { limit } : {};
 }
 
 async function chownTree(path: string, uid: number): Promise<void> {
