@@ -24,7 +24,16 @@ command -v apt-get >/dev/null || {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "fetch-bwrap: fetching bubblewrap $version (first time on this machine)" >&2
-(cd "$tmp" && apt-get download -q "bubblewrap=$version" >"$tmp/apt.log" 2>&1) || { cat "$tmp/apt.log" >&2; exit 1; }
+download() { (cd "$tmp" && apt-get download -q "bubblewrap=$version" >"$tmp/apt.log" 2>&1); }
+# A machine whose package lists are missing or old gets them once (as root), then tries again.
+if ! download; then
+  if [[ $(id -u) == 0 ]] && apt-get update -q >"$tmp/update.log" 2>&1 && download; then
+    :
+  else
+    cat "$tmp/apt.log" >&2
+    exit 1
+  fi
+fi
 deb=$(ls "$tmp"/bubblewrap_*.deb)
 got=$(sha256sum "$deb" | cut -d' ' -f1)
 if [[ "$got" != "$sha256" ]]; then
