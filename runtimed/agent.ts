@@ -28,6 +28,11 @@ export interface AgentOptions {
   staleMs: number;
   graceMs: number;
   maxLogBytes: number;
+  /**
+   * Where executions' folders go (default <data-dir>/work): with the sandbox of a root agent, every
+   * folder above it must be open to other users, since bwrap runs as the step's uid.
+   */
+  workDir?: string;
   /** The step sandbox; `uidBase` when the agent is root (each step its own uid). */
   sandbox?: SandboxOptions & { uidBase?: number };
 }
@@ -109,7 +114,7 @@ export class Agent {
 
   /** Executions of this identity: one folder each, so a restart finds what it left behind. */
   private get workDir(): string {
-    return join(this.logs.dataDir, 'work', this.opts.identity);
+    return join(this.opts.workDir ?? join(this.logs.dataDir, 'work'), this.opts.identity);
   }
 
   get running(): number {

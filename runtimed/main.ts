@@ -40,6 +40,9 @@ const { values: f } = parseArgs({
     'lease-seconds': { type: 'string', default: '15' },
     // The step sandbox (bubblewrap); without it steps run as the agent, on its machine.
     bwrap: { type: 'string', default: 'bwrap' },
+    // Executions' folders (default <data-dir>/work); every folder above it must be open to the
+    // step uids of a root agent, which bwrap runs as.
+    'work-dir': { type: 'string' },
     'insecure-no-sandbox': { type: 'boolean', default: false },
     // host: steps share the agent's network; none: a network namespace of their own.
     'step-network': { type: 'string', default: 'host' },
@@ -78,6 +81,7 @@ if (!['host', 'none'].includes(f['step-network'] as string)) {
   process.exit(2);
 }
 let sandbox: SandboxOptions | undefined;
+const workDir = (f['work-dir'] as string | undefined) ?? join(f['data-dir'] as string, 'work');
 const uidBase = process.getuid?.() === 0 ? Math.floor(positive('step-uid-base')) : undefined;
 if (f['insecure-no-sandbox']) {
   log.warn('--insecure-no-sandbox: steps run as this agent, and can reach everything it can');
@@ -93,8 +97,8 @@ if (f['insecure-no-sandbox']) {
     },
     f['step-network'] === 'host',
   );
-  if (uidBase !== undefined) sandbox = prepareSandbox(sandbox, f['data-dir'] as string);
-  const problem = sandboxProblem(sandbox, uidBase, join(f['data-dir'] as string, 'work'));
+  if (uidBase !== undefined) sandbox = prepareSandbox(sandbox, workDir);
+  const problem = sandboxProblem(sandbox, uidBase, workDir);
   if (problem) {
     console.error(
       `runtimed: the step sandbox does not work here: ${problem}. Fix it, or start with --insecure-no-sandbox to run steps without one.`,
@@ -116,6 +120,7 @@ const agent = new Agent(
     staleMs: positive('stale-seconds') * 1000,
     graceMs: positive('grace-seconds') * 1000,
     maxLogBytes: positive('max-log-bytes'),
+    workDir,
     ...(sandbox ? { sandbox: { ...sandbox, ...(uidBase !== undefined ? { uidBase } : {}) } } : {}),
   },
   logs,

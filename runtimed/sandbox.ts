@@ -39,10 +39,10 @@ export function sandboxOptions(bwrap: string, limits: StepLimits, network: boole
 
 /**
  * For a root agent whose steps run as other uids: bwrap copied where those uids may run it (a cache
- * under /root is not), in the agent's data folder.
+ * under /root is not), in the agent's work folder.
  */
-export function prepareSandbox(o: SandboxOptions, dataDir: string): SandboxOptions {
-  const dir = join(dataDir, 'sandbox');
+export function prepareSandbox(o: SandboxOptions, workDir: string): SandboxOptions {
+  const dir = join(workDir, '.sandbox');
   mkdirSync(dir, { recursive: true, mode: 0o755 });
   chmodSync(dir, 0o755);
   const bwrap = join(dir, 'bwrap');
@@ -67,8 +67,9 @@ export function sandboxProblem(
   const version = spawnSync(o.bwrap, ['--version'], { encoding: 'utf8' });
   if (version.error || version.status !== 0)
     return `bubblewrap is not there: "${o.bwrap} --version" failed (${version.error?.message ?? version.stderr.trim()})`;
-  mkdirSync(workDir, { recursive: true });
-  const dir = mkdtempSync(join(workDir, 'sandbox-check-'));
+  mkdirSync(workDir, { recursive: true, mode: 0o755 });
+  chmodSync(workDir, 0o755);
+  const dir = mkdtempSync(join(workDir, '.sandbox-check-'));
   chmodSync(dir, 0o755);
   try {
     const f = (n: string) => {

@@ -78,10 +78,13 @@ start_runtimed() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
   local bwrap; bwrap=$("$root/tools/fetch-bwrap.sh")
+  # Steps' folders where their uids can reach them whatever the clone's parents allow (a mktemp -d
+  # clone is 0700): a folder of this checkout under /tmp.
+  local work; work="/tmp/kruntimes-steps-$(printf %s "$root" | sha256sum | cut -c1-12)"
   (cd "$root" && KRT_COMPONENT=runtimed exec setsid node --enable-source-maps dist/runtimed/main.js \
     --kubeconfig "$state/kubeconfig-runtimed" --identity local-runtimed --data-dir "$state/runtimed" \
     --host 127.0.0.1 --port "$RUNTIMED_PORT" --cert "$pki/runtimed.crt" --key "$pki/runtimed.key" \
-    --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 --bwrap "$bwrap" \
+    --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 --bwrap "$bwrap" --work-dir "$work" \
     >>"$logs/runtimed.log" 2>&1 </dev/null) &
   echo $! > "$pids/runtimed.pid"
 }
