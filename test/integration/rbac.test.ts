@@ -48,6 +48,60 @@ describe('service accounts of config/rbac', () => {
     expect(can(who, verb, resource)).toBe(answer);
   });
 
+  it('the view role does not grant step logs (kruntimes-log-reader does, bound per namespace)', () => {
+    const as = (user: string) => [`--as=${user}`];
+    kubectl([
+      'create',
+      'rolebinding',
+      'viewer',
+      '--clusterrole=view',
+      '--user=just-a-viewer',
+      '-n',
+      'default',
+    ]);
+    kubectl([
+      'create',
+      'rolebinding',
+      'logs',
+      '--clusterrole=kruntimes-log-reader',
+      '--user=log-reader',
+      '-n',
+      'default',
+    ]);
+    try {
+      const canGet = (user: string, what: string) =>
+        kubectl(['auth', 'can-i', 'get', what, '-n', 'default', ...as(user)]).stdout.trim();
+      // view is aggregated by the controller manager; it does grant ordinary objects...
+      expect(canGet('just-a-viewer', 'configmaps')).toBe('yes');
+      expect(
+        kubectl([
+          'auth',
+          'can-i',
+          'get',
+          'runs.kruntimes.io',
+          '--subresource=log',
+          '-n',
+          'default',
+          ...as('just-a-viewer'),
+        ]).stdout.trim(),
+      ).toBe('no');
+      expect(
+        kubectl([
+          'auth',
+          'can-i',
+          'get',
+          'runs.kruntimes.io',
+          '--subresource=log',
+          '-n',
+          'default',
+          ...as('log-reader'),
+        ]).stdout.trim(),
+      ).toBe('yes');
+    } finally {
+      kubectl(['delete', 'rolebinding', 'viewer', 'logs', '-n', 'default', '--ignore-not-found']);
+    }
+  });
+
   it('the controller may hold its Lease in kruntimes-system only', () => {
     expect(can('controller', 'update', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('yes');
     expect(can('controller', 'update', 'leases.coordination.k8s.io', 'default')).toBe('no');
