@@ -16,7 +16,7 @@ import { reapOrphans } from './execute.js';
 import { Launcher, type RunningStep } from './launch.js';
 import type { LogStore } from './logstore.js';
 import type { Runtime } from './runtime.js';
-import type { SandboxOptions } from '../src/runtime/sandbox.js';
+import { LABEL_STEP_NETWORK, stepNetwork, type SandboxOptions } from '../src/runtime/sandbox.js';
 
 export interface AgentOptions {
   identity: string;
@@ -67,6 +67,8 @@ export class Agent {
   private accepting = false;
   private timers: NodeJS.Timeout[] = [];
   private readonly api: k8s.CustomObjectsApi;
+  private readonly core: k8s.CoreV1Api;
+  private readonly namespaceLabels = new Map<string, { at: number; value: string | undefined | Error }>();
   private readonly metrics;
 
   constructor(
@@ -75,6 +77,7 @@ export class Agent {
     private readonly logs: LogStore,
   ) {
     this.api = apiClient(kc, k8s.CustomObjectsApi);
+    this.core = apiClient(kc, k8s.CoreV1Api);
     this.peers = new PeerSet(opts.identity, Math.max(30_000, opts.staleMs));
     const paths = opts.namespaces.length
       ? opts.namespaces.map((ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/runs`)
@@ -110,6 +113,25 @@ export class Agent {
         },
       }),
     };
+  }
+
+  /**
+   * The namespace's step-network label, read at most every 10 s per namespace (a cache, not state:
+   * a restart reads it again); the error when it cannot be read.
+   */
+  private async namespaceNetwork(namespace: string): Promise<string | undefined | Error> {
+    const hit = this.namespaceLabels.get(namespace);
+    if (hit && Date.now() - hit.at < 10_000) return hit.value;
+    let value: string | undefined | Error;
+    try {
+      const ns = await this.core.readNamespace({ name: namespace });
+      value = ns.metadata?.labels?.[LABEL_STEP_NETWORK];
+    } catch (e) {
+      log.warn({ namespace, err: statusMessage(e) }, 'cannot read the namespace: its steps get no network');
+      value = new Error(statusMessage(e));
+    }
+    this.namespaceLabels.set(namespace, { at: Date.now(), value });
+    return value;
   }
 
   /** Executions of this identity: one folder each, so a restart finds what it left behind. */
@@ -331,13 +353,22 @@ export class Agent {
     }
     const attempts = status.attempts ?? 1;
     const runtime = this.serves(r) as Runtime;
+    const sandbox = this.opts.sandbox
+      ? {
+          ...this.opts.sandbox,
+          network: stepNetwork(
+            this.opts.sandbox.network,
+            await this.namespaceNetwork(r.metadata.namespace ?? ''),
+          ),
+        }
+      : undefined;
     const logFile = this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
     const exec = this.launcher.start(claimed, runtime, {
       dir: join(this.workDir, `${r.metadata.uid ?? ''}-${attempts}`),
       logFile,
       maxLogBytes: this.opts.maxLogBytes,
       graceMs: this.opts.graceMs,
-      ...(this.opts.sandbox ? { sandbox: this.opts.sandbox } : {}),
+      ...(sandbox ? { sandbox } : {}),
     });
     const a: Active = { exec, run: claimed, attempts, lost: false, ending: false, beat: Date.now() };
     this.active.set(k, a);

@@ -6,7 +6,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Run } from '../src/api/types.js';
-import { DEFAULT_STEP_LIMITS, type StepLimits } from '../src/runtime/sandbox.js';
+import { DEFAULT_STEP_LIMITS, stepNetwork, type StepLimits } from '../src/runtime/sandbox.js';
 import { endStatus } from '../src/runtime/lifecycle.js';
 import { Execution } from './execute.js';
 import { bashRuntime } from './runtime.js';
@@ -120,5 +120,14 @@ describe('the step sandbox (real bubblewrap, real bash)', () => {
     expect((on.outputDir as { files: Record<string, string> }).files.ifs).not.toBe('lo\n');
     const e = off;
     expect(e.exitCode).toBe(0);
+  });
+
+  it('gives a step the network only when the agent does and its namespace does not say none', () => {
+    expect(stepNetwork(true, undefined)).toBe(true);
+    expect(stepNetwork(true, 'host')).toBe(true);
+    expect(stepNetwork(true, 'none')).toBe(false);
+    expect(stepNetwork(false, 'host')).toBe(false);
+    // A label that could not be read: no network (the policy fails closed).
+    expect(stepNetwork(true, new Error('forbidden'))).toBe(false);
   });
 });

@@ -169,3 +169,15 @@ export function limitHit(
   if (/Cannot allocate memory|cannot allocate \d+ bytes|out of memory/i.test(tail)) return 'memory';
   return undefined;
 }
+
+/** On a namespace: `none` takes the network away from its steps (the agent's setting still caps it). */
+export const LABEL_STEP_NETWORK = 'kruntimes.io/step-network';
+
+/**
+ * Whether a step gets the network: only when its agent gives it and its namespace does not say
+ * `none`; a namespace whose label could not be read gets none (a policy fails closed).
+ */
+export function stepNetwork(agentGives: boolean, namespaceLabel: string | undefined | Error): boolean {
+  if (!agentGives || namespaceLabel instanceof Error) return false;
+  return namespaceLabel !== 'none';
+}

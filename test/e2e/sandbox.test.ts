@@ -2,6 +2,7 @@
 // other"): ordinary Runs in their own namespace try what a step once could do on the agent's machine,
 // and each attempt fails. Real API server, real runtimed, real bubblewrap and bash.
 import { readFileSync } from 'node:fs';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { channel, type Channel } from '../harness/channel.js';
@@ -103,6 +104,23 @@ describe('a hostile step', () => {
       async () => processesWith(marker).length === 0,
       10_000,
       'no process of the step to remain',
+    );
+  });
+
+  it('a namespace labelled kruntimes.io/step-network=none gives its steps no network', async () => {
+    const list = `echo "ifs=$(awk -F: 'NR > 2 { gsub(/ /, "", $1); print $1 }' /proc/net/dev | tr '\\n' ,)" >> "$KRT_OUTPUT"`;
+    const open = await attempt('net-open', list);
+    expect(open.status?.outputs?.ifs).not.toBe('lo,');
+    await c.admin.core.patchNamespace(
+      { name: c.namespace, body: { metadata: { labels: { 'kruntimes.io/step-network': 'none' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    // The agent reads the label again within its 10 s cache: each new step tells what it got.
+    let n = 0;
+    await eventually(
+      async () => (await attempt(`net-closed-${n++}`, list)).status?.outputs?.ifs === 'lo,',
+      30_000,
+      'a step in the labelled namespace to see only lo',
     );
   });
 });

@@ -31,6 +31,8 @@ describe('service accounts of config/rbac', () => {
     ['runtimed', 'patch', 'runs.kruntimes.io', 'no'],
     ['runtimed', 'get', 'workflowruns.kruntimes.io', 'no'],
     ['runtimed', 'get', 'secrets', 'no'],
+    ['runtimed', 'get', 'namespaces', 'yes'],
+    ['runtimed', 'list', 'namespaces', 'no'],
     ['controller', 'create', 'runs.kruntimes.io', 'yes'],
     ['controller', 'create', 'workflowruns.kruntimes.io', 'yes'],
     ['controller', 'update', 'workflowruns.kruntimes.io/status', 'yes'],
