@@ -3,17 +3,7 @@
 import * as L from '../limits.js';
 import * as P from './patterns.js';
 import { arrayOf, int, obj, str, type Schema } from './schema-helpers.js';
-import { conditionSchema, pipelineJobsSchema } from './schema.js';
-
-const conditions: Schema = arrayOf(
-  'Observations of the object, in the Kubernetes convention.',
-  conditionSchema,
-  {
-    maxItems: 16,
-    'x-kubernetes-list-type': 'map',
-    'x-kubernetes-list-map-keys': ['type'],
-  },
-);
+import { conditions, pipelineJobsSchema, usesSchema, withSchema } from './schema.js';
 
 export const pipelineSchema: Schema = obj(
   'A Pipeline: inline jobs run as one WorkflowRun owned by the resource (steps of a job run in order, like Kratix containers).',
@@ -33,14 +23,11 @@ export const pipelineSchema: Schema = obj(
     ),
     spec: obj('What the pipeline runs: inline jobs, or a Workflow of spec.workflowNamespace.', {
       jobs: pipelineJobsSchema,
-      uses: str('Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.', {
-        maxLength: L.MAX_LABEL_VALUE_LENGTH,
-        pattern: P.WORKFLOW_NAME_PATTERN,
-      }),
-      with: obj(
+      uses: usesSchema(
+        'Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.',
+      ),
+      with: withSchema(
         'Inputs of the Workflow: strings (which may read ${{ resource.<path> }}), numbers or booleans.',
-        {},
-        { maxProperties: L.MAX_INPUTS, 'x-kubernetes-preserve-unknown-fields': true },
       ),
     }),
   },

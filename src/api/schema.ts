@@ -38,7 +38,7 @@ export const conditionSchema: Schema = obj(
   { required: ['type', 'status'] },
 );
 
-const conditions: Schema = arrayOf(
+export const conditions: Schema = arrayOf(
   'Observations of the object, in the Kubernetes convention.',
   conditionSchema,
   {
@@ -52,6 +52,21 @@ const outputValues = (description: string): Schema =>
   mapOf(description, str('An output value.', { maxLength: L.MAX_OUTPUT_VALUE_LENGTH }), {
     maxProperties: L.MAX_OUTPUTS,
   });
+
+/** A Workflow named by a call job or a Pipeline: a DNS-1123 label. */
+export function usesSchema(description: string): Schema {
+  return str(description, { maxLength: L.MAX_LABEL_VALUE_LENGTH, pattern: P.WORKFLOW_NAME_PATTERN });
+}
+
+/**
+ * Inputs given to a Workflow. Scalars of any type (inputs are typed string, number or boolean, and
+ * GitHub Actions users write `count: 3`): a structural schema cannot say "string, number or boolean"
+ * and CEL cannot see a map of untyped values, so the map keeps what it is given and the webhook
+ * refuses an object or a list as a value with its own message.
+ */
+export function withSchema(description: string): Schema {
+  return obj(description, {}, { maxProperties: L.MAX_INPUTS, 'x-kubernetes-preserve-unknown-fields': true });
+}
 
 export const stepSchema: Schema = obj(
   'One step of an inline job: a script run by the job runtime.',
@@ -110,18 +125,9 @@ export const jobSchema: Schema = obj(
         ],
       },
     ),
-    uses: str('Name of the reusable Workflow this call job runs, in the same namespace.', {
-      maxLength: L.MAX_LABEL_VALUE_LENGTH,
-      pattern: P.WORKFLOW_NAME_PATTERN,
-    }),
-    // Scalars of any type (inputs are typed string, number or boolean, and GitHub Actions users
-    // write `count: 3`): a structural schema cannot say "string, number or boolean" and CEL cannot
-    // see a map of untyped values, so the map keeps what it is given and the webhook refuses an
-    // object or a list as a value with its own message.
-    with: obj(
+    uses: usesSchema('Name of the reusable Workflow this call job runs, in the same namespace.'),
+    with: withSchema(
       'Inputs given to the called Workflow: strings (which may hold ${{ }} expressions), numbers or booleans.',
-      {},
-      { maxProperties: L.MAX_INPUTS, 'x-kubernetes-preserve-unknown-fields': true },
     ),
   },
   {
