@@ -3,7 +3,9 @@
 // Promise's status whether it is available and how many of its resources are configured.
 import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, PromiseStatus, ResourceObject } from '../src/api/types.js';
-import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
+import { GROUP, VERSION } from '../src/api/crds.js';
+import { controllerReference } from '../src/plan/objects.js';
+import { isTransient } from '../src/kube/retry.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { rawJson, serverSideApply } from '../src/kube/raw.js';
@@ -245,22 +247,12 @@ async function applyCrd(
       metadata: {
         ...(crd.metadata as object),
         annotations: { [ANNOTATION_GENERATION]: generation },
-        ownerReferences: [
-          {
-            apiVersion: API_VERSION,
-            kind: 'Promise',
-            name: promise.metadata.name ?? '',
-            uid: promise.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerReference(promise)],
       },
     });
     return undefined;
   } catch (e) {
-    const code = statusCode(e);
-    if (code === undefined || code === 429 || code >= 500) throw e;
+    if (isTransient(e)) throw e;
     return `the API server refused the CRD "${crdName}": ${statusMessage(e)}`;
   }
 }

@@ -7,7 +7,7 @@ import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
 import { crd, statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { serverSideApply } from '../src/kube/raw.js';
-import { isNamespaceTerminating } from '../src/kube/retry.js';
+import { isDeterministicRefusal, isNamespaceTerminating } from '../src/kube/retry.js';
 import { LABEL_RESOURCE_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { planResourceWorkflow, type ResourceAction } from '../src/plan/resource.js';
 import { planResourceDeletion } from '../src/plan/resource-delete.js';
@@ -69,7 +69,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       // Labels and finalizers come first: without them nothing else is done.
       if (action.type === 'setLabels' || action.type === 'setFinalizers') throw e;
       if (action.type === 'createRun' && isNamespaceTerminating(e)) namespaceTerminating = true;
-      else if (action.type === 'createRun' && isRefusal(e))
+      else if (action.type === 'createRun' && isDeterministicRefusal(e))
         refused[action.pipeline] =
           `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
       else transient ??= e;
@@ -97,8 +97,6 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   if (transient !== undefined) throw transient;
   return plan.requeueAfter;
 }
-
-const isRefusal = (e: unknown) => [400, 403, 413, 422].includes(statusCode(e) ?? 0);
 
 async function apply(
   action: Exclude<ResourceAction, { type: 'setLabels' | 'setFinalizers' }>,

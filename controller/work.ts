@@ -8,7 +8,8 @@ import { Discovery } from '../src/kube/discovery.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { rawJson, serverSideApply } from '../src/kube/raw.js';
 import { deepEqual } from '../src/helpers.js';
-import type { Manifest } from '../src/promise/documents.js';
+import { isTransient } from '../src/kube/retry.js';
+import { manifestKey, type Manifest } from '../src/promise/documents.js';
 import { identity, placed, toPrune, workStatus } from '../src/promise/works.js';
 import { log } from '../src/telemetry/log.js';
 import { FINALIZER_APPLIED_OBJECTS } from '../src/labels.js';
@@ -53,9 +54,8 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<number
       await serverSideApply(deps.kc, Discovery.path(info, obj.metadata.namespace, obj.metadata.name), obj);
       applied.push(id);
     } catch (e) {
-      const code = statusCode(e);
       // A transient failure is retried with backoff; a refusal is the Work's result.
-      if (code === undefined || code === 429 || code >= 500) throw e;
+      if (isTransient(e)) throw e;
       failures.push(`${describe(id)}: ${statusMessage(e)}`);
     }
   }
@@ -134,8 +134,7 @@ async function setFinalizers(work: Work, finalizers: string[], deps: WorkDeps): 
 
 /** After a partial failure, what was applied before is still recorded, so a later pass can prune it. */
 function mergeApplied(before: AppliedObject[], now: AppliedObject[]): AppliedObject[] {
-  const key = (o: AppliedObject) => `${o.apiVersion}|${o.kind}|${o.namespace ?? ''}|${o.name}`;
-  const out = new Map(before.map((o) => [key(o), o]));
-  for (const o of now) out.set(key(o), o);
+  const out = new Map(before.map((o) => [manifestKey(o), o]));
+  for (const o of now) out.set(manifestKey(o), o);
   return [...out.values()];
 }

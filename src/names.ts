@@ -50,3 +50,23 @@ export function runName(workflowRun: string, job: string, step: string, attempt 
 export function snapshotName(workflowRun: string, uid: string): string {
   return boundedName(`${workflowRun}-snapshot-${sha256Hex(uid).slice(0, 8)}`);
 }
+
+/**
+ * The WorkflowRun of a Promise pipeline: `<resource>-<pipeline>-<5 hex of the resource uid and
+ * round>` (and delete attempt, for the delete workflow), so a restart finds the run it made.
+ */
+export function pipelineRunName(
+  resource: string,
+  uid: string,
+  pipeline: string,
+  round: number,
+  deleteAttempt?: number,
+): string {
+  const seed = deleteAttempt === undefined ? `${round}` : `delete/${round}/${deleteAttempt}`;
+  return boundedName(`${resource}-${pipeline}-${sha256Hex(`${uid}/${seed}`).slice(0, 5)}`);
+}
+
+/** The Work of one pipeline of a resource: `<resource>-<pipeline>`, rewritten by each run of it. */
+export function workName(resource: string, pipeline: string): string {
+  return boundedName(`${resource}-${pipeline}`);
+}

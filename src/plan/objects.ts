@@ -11,15 +11,24 @@ import {
 } from '../labels.js';
 import type { Materialized } from '../render/materialize.js';
 
-export function ownerReference(run: WorkflowRun) {
+/** The controller owner reference to `owner`: what the garbage collector and `owns` watches follow. */
+export function controllerReference(owner: {
+  apiVersion: string;
+  kind: string;
+  metadata: { name?: string; uid?: string };
+}) {
   return {
-    apiVersion: API_VERSION,
-    kind: 'WorkflowRun',
-    name: run.metadata.name ?? '',
-    uid: run.metadata.uid ?? '',
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
     controller: true,
     blockOwnerDeletion: true,
   };
+}
+
+export function ownerReference(run: WorkflowRun) {
+  return controllerReference({ ...run, apiVersion: API_VERSION, kind: 'WorkflowRun' });
 }
 
 export function buildRun(

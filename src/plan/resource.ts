@@ -13,6 +13,7 @@ import type {
   WorkflowRun,
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
+import { controllerReference } from './objects.js';
 import {
   FINALIZER_DELETE_WORKFLOW,
   FINALIZER_WORKS_CLEANUP,
@@ -25,7 +26,7 @@ import {
   LABEL_WORKFLOW_ROUND,
 } from '../labels.js';
 import { DEFAULT_RECONCILE_INTERVAL } from '../limits.js';
-import { boundedName } from '../names.js';
+import { workName } from '../names.js';
 import { parseManifests } from '../promise/documents.js';
 import type { Files } from '../promise/files.js';
 import {
@@ -330,23 +331,14 @@ function workFor(
     apiVersion: API_VERSION,
     kind: 'Work',
     metadata: {
-      name: boundedName(`${resource.metadata.name ?? ''}-${pipeline}`),
+      name: workName(resource.metadata.name ?? '', pipeline),
       namespace: resource.metadata.namespace,
       labels: {
         [LABEL_PROMISE]: promise.metadata.name ?? '',
         [LABEL_RESOURCE_UID]: resource.metadata.uid ?? '',
         [LABEL_PIPELINE]: pipeline,
       },
-      ownerReferences: [
-        {
-          apiVersion: resource.apiVersion,
-          kind: resource.kind,
-          name: resource.metadata.name ?? '',
-          uid: resource.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerReference(resource)],
     },
     spec: { pipeline, workflowRunName: run.metadata.name, objects: parsed.objects },
   };

@@ -9,6 +9,7 @@ import type {
   WorkflowRun,
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
+import { controllerReference } from '../plan/objects.js';
 import { ExprError, renderPartial, renderTemplate } from '../expr/index.js';
 import { formatFieldError } from '../fielderror.js';
 import { materialize, resolveInputs } from '../render/materialize.js';
@@ -23,7 +24,7 @@ import {
   LABEL_WORKFLOW_TYPE,
   LABEL_DELETE_ATTEMPT,
 } from '../labels.js';
-import { boundedName, sha256Hex } from '../names.js';
+import { pipelineRunName, sha256Hex } from '../names.js';
 import { objectYaml, type Files } from './files.js';
 
 /** Sorted keys, so equal values hash equally whatever order they were written in. */
@@ -41,18 +42,6 @@ export function canonicalJson(v: unknown): string {
 /** What the configure workflow runs for: the resource's spec and the Promise's spec. */
 export function workflowHash(resource: ResourceObject, promise: PromiseObject): string {
   return sha256Hex(canonicalJson({ resource: resource.spec ?? {}, promise: promise.spec })).slice(0, 16);
-}
-
-/** `<resource>-<pipeline>-<5 hex of the resource uid and round>`, bounded. */
-export function pipelineRunName(
-  resource: ResourceObject,
-  pipeline: string,
-  round: number,
-  deleteAttempt?: number,
-): string {
-  const seed = deleteAttempt === undefined ? `${round}` : `delete/${round}/${deleteAttempt}`;
-  const h = sha256Hex(`${resource.metadata.uid ?? ''}/${seed}`).slice(0, 5);
-  return boundedName(`${resource.metadata.name ?? ''}-${pipeline}-${h}`);
 }
 
 export function configurePipelines(promise: PromiseObject): Pipeline[] {
@@ -146,7 +135,13 @@ export function buildPipelineRun(
     apiVersion: API_VERSION,
     kind: 'WorkflowRun',
     metadata: {
-      name: pipelineRunName(resource, pipeline.metadata.name, round, deleteAttempt),
+      name: pipelineRunName(
+        resource.metadata.name ?? '',
+        resource.metadata.uid ?? '',
+        pipeline.metadata.name,
+        round,
+        deleteAttempt,
+      ),
       namespace: resource.metadata.namespace,
       labels: {
         [LABEL_PROMISE]: promise.metadata.name ?? '',
@@ -157,16 +152,7 @@ export function buildPipelineRun(
         [LABEL_WORKFLOW_TYPE]: deleteAttempt === undefined ? 'configure' : 'delete',
         ...(deleteAttempt === undefined ? {} : { [LABEL_DELETE_ATTEMPT]: String(deleteAttempt) }),
       },
-      ownerReferences: [
-        {
-          apiVersion: resource.apiVersion,
-          kind: resource.kind,
-          name: resource.metadata.name ?? '',
-          uid: resource.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerReference(resource)],
     },
     spec: { jobs, inputFiles },
   };
