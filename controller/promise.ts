@@ -5,6 +5,7 @@ import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, PromiseStatus, ResourceObject } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { controllerReference } from '../src/plan/objects.js';
+import { condition } from '../src/plan/conditions.js';
 import { isTransient } from '../src/kube/retry.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
@@ -266,18 +267,8 @@ function promiseStatus(
   api?: ResourceApi,
 ): PromiseStatus {
   const gen = promise.metadata.generation;
-  const cond = (type: string) => {
-    const old = promise.status?.conditions?.find((c) => c.type === type);
-    return {
-      type,
-      status: value,
-      reason,
-      message,
-      ...(gen !== undefined ? { observedGeneration: gen } : {}),
-      lastTransitionTime:
-        old?.status === value && old.reason === reason ? (old.lastTransitionTime ?? now) : now,
-    };
-  };
+  const cond = (type: string) =>
+    condition(promise.status?.conditions, { type, status: value, reason, message }, gen, now);
   return {
     ...(gen !== undefined ? { observedGeneration: gen } : {}),
     conditions: [cond('Available'), cond('Ready')],

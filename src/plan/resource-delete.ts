@@ -16,6 +16,7 @@ import {
   LABEL_WORKFLOW_ROUND,
 } from '../labels.js';
 import { DEFAULT_DELETE_BACKOFF_LIMIT } from '../limits.js';
+import { condition } from './conditions.js';
 import { buildPipelineRun, deletePipeline, runsOfType, workflowHash } from '../promise/pipeline.js';
 import {
   RESERVED_STATUS_KEYS as RESERVED,
@@ -39,17 +40,13 @@ export function planResourceDeletion(o: ResourceObserved): ResourcePlan {
     out.conditions = cond ? [...others, cond] : others;
     return JSON.parse(JSON.stringify(out)) as ResourceStatus;
   };
-  const cond = (value: Condition['status'], reason: string, message: string): Condition => {
-    const old = prev.conditions?.find((c) => c.type === 'DeleteWorkflowCompleted');
-    return {
-      type: 'DeleteWorkflowCompleted',
-      status: value,
-      reason,
-      message,
-      lastTransitionTime:
-        old?.status === value && old.reason === reason ? (old.lastTransitionTime ?? now) : now,
-    };
-  };
+  const cond = (value: Condition['status'], reason: string, message: string): Condition =>
+    condition(
+      prev.conditions,
+      { type: 'DeleteWorkflowCompleted', status: value, reason, message },
+      undefined,
+      now,
+    );
 
   // A configure pipeline that runs is waited for; a suspended one will not run again.
   const configure = runsOfType(o.runs, 'configure');

@@ -14,6 +14,7 @@ import type {
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
 import { controllerReference } from './objects.js';
+import { condition } from './conditions.js';
 import {
   FINALIZER_DELETE_WORKFLOW,
   FINALIZER_WORKS_CLEANUP,
@@ -385,18 +386,8 @@ function resourceStatus(
                   ? 'the Promise has no configure pipelines'
                   : 'waiting for the configure workflow'));
   const gen = observedGeneration;
-  const cond = (type: string, status: Condition['status'], reason: string, text: string): Condition => {
-    const old = prev.conditions?.find((c) => c.type === type);
-    return {
-      type,
-      status,
-      reason,
-      message: text,
-      ...(gen !== undefined ? { observedGeneration: gen } : {}),
-      lastTransitionTime:
-        old && old.status === status && old.reason === reason ? (old.lastTransitionTime ?? now) : now,
-    };
-  };
+  const cond = (type: string, status: Condition['status'], reason: string, text: string): Condition =>
+    condition(prev.conditions, { type, status, reason, message: text }, gen, now);
   const configure =
     state === 'succeeded'
       ? cond(

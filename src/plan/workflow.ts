@@ -3,6 +3,7 @@
 // with no cycle and within the depth limit; not Ready, with the shared error text, otherwise.
 import type { Condition, Workflow, WorkflowStatus } from '../api/types.js';
 import { validateCallGraphSync, type Lookup } from '../graph/callgraph.js';
+import { condition } from './conditions.js';
 
 const REASONS = { cycle: 'CallCycle', notFound: 'WorkflowNotFound', depth: 'CallDepthExceeded' } as const;
 
@@ -10,19 +11,21 @@ export function workflowStatus(wf: Workflow, lookup: Lookup<Workflow>, now: stri
   const graph = validateCallGraphSync(wf.metadata.name ?? '', lookup);
   const ready = graph.error === null;
   const status: Condition['status'] = ready ? 'True' : 'False';
-  const old = wf.status?.conditions?.find((c) => c.type === 'Ready');
   const generation = wf.metadata.generation;
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: [
-      {
-        type: 'Ready',
-        status,
-        reason: ready ? 'CallGraphResolved' : REASONS[graph.kind ?? 'notFound'],
-        message: graph.error ?? 'every called Workflow exists; no cycle; depth within the limit',
-        ...(generation !== undefined ? { observedGeneration: generation } : {}),
-        lastTransitionTime: old && old.status === status ? (old.lastTransitionTime ?? now) : now,
-      },
+      condition(
+        wf.status?.conditions,
+        {
+          type: 'Ready',
+          status,
+          reason: ready ? 'CallGraphResolved' : REASONS[graph.kind ?? 'notFound'],
+          message: graph.error ?? 'every called Workflow exists; no cycle; depth within the limit',
+        },
+        generation,
+        now,
+      ),
     ],
   };
 }

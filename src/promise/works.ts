@@ -2,6 +2,7 @@
 // namespace unless it names one (or is cluster-scoped), what a newer Work no longer holds pruned.
 import type { AppliedObject, Condition, WorkStatus } from '../api/types.js';
 import type { Manifest } from './documents.js';
+import { condition } from '../plan/conditions.js';
 import { manifestKey } from './documents.js';
 
 /** The object as applied: its namespace filled in when its kind is namespaced and it names none. */
@@ -39,7 +40,6 @@ export function workStatus(
 ): WorkStatus {
   const ok = failures.length === 0;
   const message = ok ? `${applied.length} object(s) applied` : failures.slice(0, 5).join('; ');
-  const old = previous?.conditions?.find((c) => c.type === 'Applied');
   const status: Condition['status'] = ok ? 'True' : 'False';
   const reason = ok ? 'Applied' : 'ApplyFailed';
   return {
@@ -47,15 +47,7 @@ export function workStatus(
     applied,
     message,
     conditions: [
-      {
-        type: 'Applied',
-        status,
-        reason,
-        message,
-        ...(generation !== undefined ? { observedGeneration: generation } : {}),
-        lastTransitionTime:
-          old?.status === status && old.reason === reason ? (old.lastTransitionTime ?? now) : now,
-      },
+      condition(previous?.conditions, { type: 'Applied', status, reason, message }, generation, now),
     ],
   };
 }
