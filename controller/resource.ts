@@ -11,6 +11,7 @@ import { isDeterministicRefusal, isNamespaceTerminating } from '../src/kube/retr
 import { LABEL_RESOURCE_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { planResourceWorkflow, type ResourceAction } from '../src/plan/resource.js';
 import { planResourceDeletion } from '../src/plan/resource-delete.js';
+import { writtenStatus } from '../src/plan/workflowrun.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { workflowRunFiles } from '../src/promise/files.js';
 import { deepEqual } from '../src/helpers.js';
@@ -48,7 +49,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
       workflow: (ns, n) => deps.workflows.get(ns, n),
       statusMessageOf: (run) =>
-        lastStatusMessage(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')),
+        writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
       filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
       defaultInterval: deps.defaultInterval,
       refused,
@@ -62,8 +63,9 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   for (const action of plan.actions) {
     if (action.type === 'event') continue; // after the plan is final, below
     try {
-      if (action.type === 'setLabels') target = await setLabels(target, action.labels, deps);
-      else if (action.type === 'setFinalizers') target = await setFinalizers(target, action.finalizers, deps);
+      if (action.type === 'setLabels') target = await patchMetadata(target, { labels: action.labels }, deps);
+      else if (action.type === 'setFinalizers')
+        target = await patchMetadata(target, { finalizers: action.finalizers }, deps);
       else await apply(action, resource, deps);
     } catch (e) {
       // Labels and finalizers come first: without them nothing else is done.
@@ -155,13 +157,18 @@ async function apply(
   }
 }
 
-/** The whole list, with the observed resourceVersion: a concurrent change conflicts and is retried. */
-async function setFinalizers(
+/**
+ * A merge patch of the resource's metadata; returns it as patched, for the status write that follows.
+ * Finalizers go as the whole list with the observed resourceVersion: a concurrent change conflicts
+ * and is retried.
+ */
+async function patchMetadata(
   resource: ResourceObject,
-  finalizers: string[],
+  metadata: { labels: Record<string, string | null> } | { finalizers: string[] },
   deps: ResourceDeps,
 ): Promise<ResourceObject> {
   deps.writes?.inc({ verb: 'patch', resource: deps.api.plural });
+  const guard = 'finalizers' in metadata ? { resourceVersion: resource.metadata.resourceVersion } : {};
   return (await deps.custom.patchNamespacedCustomObject(
     {
       group: deps.api.group,
@@ -169,34 +176,7 @@ async function setFinalizers(
       plural: deps.api.plural,
       namespace: resource.metadata.namespace ?? '',
       name: resource.metadata.name ?? '',
-      body: { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } },
-    },
-    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-  )) as ResourceObject;
-}
-
-/** The last `message` a run's steps wrote to status.yaml, by completion time. */
-function lastStatusMessage(runs: Run[]): string | undefined {
-  return runs
-    .filter((r) => r.status?.stepStatus?.message !== undefined)
-    .sort((a, b) => (a.status?.completionTime ?? '').localeCompare(b.status?.completionTime ?? ''))
-    .at(-1)?.status?.stepStatus?.message;
-}
-
-async function setLabels(
-  resource: ResourceObject,
-  labels: Record<string, string | null>,
-  deps: ResourceDeps,
-): Promise<ResourceObject> {
-  deps.writes?.inc({ verb: 'patch', resource: deps.api.plural });
-  return (await deps.custom.patchNamespacedCustomObject(
-    {
-      group: deps.api.group,
-      version: deps.api.version,
-      plural: deps.api.plural,
-      namespace: resource.metadata.namespace ?? '',
-      name: resource.metadata.name ?? '',
-      body: { metadata: { labels } },
+      body: { metadata: { ...metadata, ...guard } },
     },
     k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
   )) as ResourceObject;

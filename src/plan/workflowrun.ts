@@ -512,8 +512,13 @@ function stepStatusOf(
   statuses: Record<string, JobStatus>,
 ): { message?: string; values: Record<string, string> } {
   const current = new Set(Object.values(statuses).flatMap((s) => (s.steps ?? []).map((x) => x.runName)));
+  return writtenStatus(runs.filter((r) => current.has(r.metadata.name)));
+}
+
+/** What these Runs wrote to $KRT_STATUS, in the order they completed, a later value winning. */
+export function writtenStatus(runs: Run[]): { message?: string; values: Record<string, string> } {
   const written = runs
-    .filter((r) => r.status?.stepStatus && current.has(r.metadata.name))
+    .filter((r) => r.status?.stepStatus)
     .sort((a, b) => (a.status?.completionTime ?? '').localeCompare(b.status?.completionTime ?? ''));
   const values: Record<string, string> = {};
   let message: string | undefined;

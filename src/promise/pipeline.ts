@@ -39,9 +39,21 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** What the configure workflow runs for: the resource's spec and the Promise's spec. */
+/** Digest of a Promise spec, once per spec object (an informer's objects are replaced, not changed). */
+const promiseDigests = new WeakMap<object, string>();
+function promiseDigest(promise: PromiseObject): string {
+  let d = promiseDigests.get(promise.spec);
+  if (d === undefined) promiseDigests.set(promise.spec, (d = sha256Hex(canonicalJson(promise.spec))));
+  return d;
+}
+
+/**
+ * What the configure workflow runs for: the resource's spec and the Promise's spec. The Promise's
+ * part (its whole CRD schema) is digested once, not once per resource: the Promise's count of
+ * configured resources asks this of each of them.
+ */
 export function workflowHash(resource: ResourceObject, promise: PromiseObject): string {
-  return sha256Hex(canonicalJson({ resource: resource.spec ?? {}, promise: promise.spec })).slice(0, 16);
+  return sha256Hex(`${promiseDigest(promise)}/${canonicalJson(resource.spec ?? {})}`).slice(0, 16);
 }
 
 export function configurePipelines(promise: PromiseObject): Pipeline[] {
