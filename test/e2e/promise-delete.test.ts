@@ -10,8 +10,7 @@ import { controllerPid, isLeader, startController } from '../harness/controller.
 import { kubectl } from '../harness/kubectl.js';
 import {
   applyPromise,
-  deletePromise,
-  grantTestGroup,
+  promiseSuite,
   newApi,
   pipeline,
   promiseFor,
@@ -20,24 +19,15 @@ import {
   type TestApi,
 } from '../harness/promises.js';
 import { processAlive } from '../harness/webhook.js';
-import { channel, type Channel } from '../harness/channel.js';
+import type { Channel } from '../harness/channel.js';
 
 type Journal = ReturnType<Channel['journal']>;
 
+const suite = promiseSuite('e2e-promise-delete');
+const promises = suite.promises;
 let c: TestCluster;
 let ch: Channel;
-const promises: string[] = [];
-beforeAll(async () => {
-  c = await testCluster('e2e-promise-delete');
-  ch = await channel();
-  await grantTestGroup();
-});
-afterAll(async () => {
-  if (!processAlive(controllerPid())) startController();
-  for (const p of promises) deletePromise(p);
-  await c?.cleanup();
-  await ch?.close();
-});
+beforeAll(() => ({ c, ch } = suite));
 
 /** A configure pipeline that applies the ConfigMap `<resource>-cm` and journals "configure". */
 const configure = (j: Journal, extra = '') =>

@@ -5,14 +5,13 @@
 import type { Work, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { LABEL_MANUAL_RECONCILIATION, LABEL_SUSPENDED } from '../../src/labels.js';
-import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
+import { eventually, type TestCluster } from '../harness/cluster.js';
 import { controllerPid, isLeader, startController } from '../harness/controller.js';
 import { kubectl } from '../harness/kubectl.js';
 import { krt } from '../harness/krt.js';
 import {
   applyPromise,
-  deletePromise,
-  grantTestGroup,
+  promiseSuite,
   newApi,
   pipeline,
   promiseFor,
@@ -20,22 +19,13 @@ import {
   type TestApi,
 } from '../harness/promises.js';
 import { processAlive } from '../harness/webhook.js';
-import { channel, type Channel } from '../harness/channel.js';
+import type { Channel } from '../harness/channel.js';
 
+const suite = promiseSuite('e2e-promises');
+const promises = suite.promises;
 let c: TestCluster;
 let ch: Channel;
-const promises: string[] = [];
-beforeAll(async () => {
-  c = await testCluster('e2e-promises');
-  ch = await channel();
-  await grantTestGroup();
-});
-afterAll(async () => {
-  if (!processAlive(controllerPid())) startController();
-  for (const p of promises) deletePromise(p);
-  await c?.cleanup();
-  await ch?.close();
-});
+beforeAll(() => ({ c, ch } = suite));
 
 /** A Promise whose pipelines each append "<pipeline> <generation>" to the journal, then `run`. */
 async function setUp(

@@ -4,7 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Pipeline, PromiseObject, ResourceObject } from '../../src/api/types.js';
-import { eventually, type TestCluster } from './cluster.js';
+import { eventually, testCluster, type TestCluster } from './cluster.js';
+import { channel, type Channel } from './channel.js';
+import { controllerPid, startController } from './controller.js';
+import { processAlive } from './webhook.js';
 import { kubectl } from './kubectl.js';
 
 export const TEST_GROUP = 'test.kruntimes.dev';
@@ -142,4 +145,24 @@ export function resourceClient(c: TestCluster, api: TestApi) {
 
 export function deletePromise(name: string): void {
   kubectl(['delete', 'promise', name, '--wait=false', '--ignore-not-found']);
+}
+
+/**
+ * The life of a Promise suite: its namespace, a channel for its steps, the test group granted; after
+ * it, a controller a test killed is started again and its Promises deleted.
+ */
+export function promiseSuite(name: string): { c: TestCluster; ch: Channel; promises: string[] } {
+  const suite = { c: undefined as unknown as TestCluster, ch: undefined as unknown as Channel, promises: [] };
+  beforeAll(async () => {
+    suite.c = await testCluster(name);
+    suite.ch = await channel();
+    await grantTestGroup();
+  });
+  afterAll(async () => {
+    if (!processAlive(controllerPid())) startController();
+    for (const p of suite.promises) deletePromise(p);
+    await suite.c?.cleanup();
+    await suite.ch?.close();
+  });
+  return suite;
 }

@@ -6,8 +6,8 @@ import { parseAllDocuments } from 'yaml';
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot } from '../harness/paths.js';
 
-/** `kubectl auth can-i` as the service account; `runs.kruntimes.io/status` names a subresource. */
-function can(who: string, verb: string, resource: string, ns = 'default'): string {
+/** `kubectl auth can-i` as a user; `runs.kruntimes.io/status` names a subresource. */
+function canAs(user: string, verb: string, resource: string, ns = 'default'): string {
   const [plural = '', subresource] = resource.split('/');
   return kubectl([
     'auth',
@@ -17,9 +17,13 @@ function can(who: string, verb: string, resource: string, ns = 'default'): strin
     ...(subresource ? [`--subresource=${subresource}`] : []),
     '-n',
     ns,
-    `--as=system:serviceaccount:kruntimes-system:kruntimes-${who}`,
+    `--as=${user}`,
   ]).stdout.trim();
 }
+
+/** The same, as one of config/rbac's service accounts. */
+const can = (who: string, verb: string, resource: string, ns = 'default') =>
+  canAs(`system:serviceaccount:kruntimes-system:kruntimes-${who}`, verb, resource, ns);
 
 describe('service accounts of config/rbac', () => {
   it.each([
@@ -51,7 +55,6 @@ describe('service accounts of config/rbac', () => {
   });
 
   it('the view role does not grant step logs (kruntimes-log-reader does, bound per namespace)', () => {
-    const as = (user: string) => [`--as=${user}`];
     kubectl([
       'create',
       'rolebinding',
@@ -71,34 +74,10 @@ describe('service accounts of config/rbac', () => {
       'default',
     ]);
     try {
-      const canGet = (user: string, what: string) =>
-        kubectl(['auth', 'can-i', 'get', what, '-n', 'default', ...as(user)]).stdout.trim();
       // view is aggregated by the controller manager; it does grant ordinary objects...
-      expect(canGet('just-a-viewer', 'configmaps')).toBe('yes');
-      expect(
-        kubectl([
-          'auth',
-          'can-i',
-          'get',
-          'runs.kruntimes.io',
-          '--subresource=log',
-          '-n',
-          'default',
-          ...as('just-a-viewer'),
-        ]).stdout.trim(),
-      ).toBe('no');
-      expect(
-        kubectl([
-          'auth',
-          'can-i',
-          'get',
-          'runs.kruntimes.io',
-          '--subresource=log',
-          '-n',
-          'default',
-          ...as('log-reader'),
-        ]).stdout.trim(),
-      ).toBe('yes');
+      expect(canAs('just-a-viewer', 'get', 'configmaps')).toBe('yes');
+      expect(canAs('just-a-viewer', 'get', 'runs.kruntimes.io/log')).toBe('no');
+      expect(canAs('log-reader', 'get', 'runs.kruntimes.io/log')).toBe('yes');
     } finally {
       kubectl(['delete', 'rolebinding', 'viewer', 'logs', '-n', 'default', '--ignore-not-found']);
     }
