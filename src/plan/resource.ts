@@ -127,6 +127,10 @@ export function planResourceWorkflow(observed: ResourceObserved): ResourcePlan {
   for (const [i, e] of entries.entries()) {
     const run = runOf.get(e.name ?? '');
     if (e.phase !== 'Succeeded' || !run) continue;
+    // Made from this run already: its files are not read and parsed again on every reconcile.
+    const name = workName(resource.metadata.name ?? '', e.name ?? '');
+    if (o.works.some((w) => w.metadata.name === name && w.spec.workflowRunName === run.metadata.name))
+      continue;
     const work = workFor(resource, promise, e.name ?? '', run, o.filesOf(run));
     if ('error' in work) {
       entries[i] = { ...e, phase: 'Failed', message: work.error };
