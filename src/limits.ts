@@ -53,6 +53,13 @@ export const DEFAULT_RECONCILE_INTERVAL = '10h';
 export const DEFAULT_DELETE_BACKOFF_LIMIT = 6;
 /** A Promise's configure workflow may hold at most this many pipelines (they run one by one). */
 export const MAX_PIPELINES = 10;
+/**
+ * What a step's `limits` may ask at most, whatever the agent allows: bounds that keep the numbers
+ * sane (the agent's own ceiling, --step-max-*, is what applies).
+ */
+export const MAX_STEP_PROCESSES = 65536;
+export const MAX_STEP_MIB = 1024 * 1024;
+export const MAX_STEP_OPEN_FILES = 1048576;
 /** A Run may not ask for more than a day. */
 export const MAX_TIMEOUT_SECONDS = 24 * 60 * 60;
 

@@ -28,3 +28,7 @@ export function matches(pattern: string, value: string): boolean {
 export const FILE_PATH_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*){0,3}$';
 /** Pipeline names are DNS-1123 labels: they are label values and part of WorkflowRun names. */
 export const PIPELINE_NAME_PATTERN = WORKFLOW_NAME_PATTERN;
+/** Secret names are DNS-1123 subdomains. */
+export const SECRET_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+/** Secret data keys (Kubernetes IsConfigMapKey): letters, digits, `-`, `_` and `.`. */
+export const SECRET_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';

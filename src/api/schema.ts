@@ -68,6 +68,40 @@ export function withSchema(description: string): Schema {
   return obj(description, {}, { maxProperties: L.MAX_INPUTS, 'x-kubernetes-preserve-unknown-fields': true });
 }
 
+/** A Secret's key in the step's own namespace, as a Pod's env[].valueFrom.secretKeyRef names it. */
+export const secretKeySelectorSchema: Schema = obj(
+  'A key of a Secret in the namespace of the run.',
+  {
+    name: str('Name of the Secret.', {
+      minLength: 1,
+      maxLength: L.MAX_OBJECT_NAME_LENGTH,
+      pattern: P.SECRET_NAME_PATTERN,
+    }),
+    key: str('The key of the Secret whose value the variable takes.', {
+      minLength: 1,
+      maxLength: L.MAX_OBJECT_NAME_LENGTH,
+      pattern: P.SECRET_KEY_PATTERN,
+    }),
+    optional: bool('A missing Secret or key gives no variable instead of failing the step.'),
+  },
+  { required: ['name', 'key'] },
+);
+
+/**
+ * What a step may ask of the sandbox beyond the agent's defaults (issue "steps isolated"); the
+ * agent applies at most its own ceiling (`--step-max-*`).
+ */
+export const stepLimitsSchema: Schema = obj(
+  "Limits of a step's sandbox, within the ceiling of the agent that runs it.",
+  {
+    processes: int('Processes of the step.', { minimum: 1, maximum: L.MAX_STEP_PROCESSES }),
+    memoryMiB: int('MiB of address space.', { minimum: 1, maximum: L.MAX_STEP_MIB }),
+    fileMiB: int('MiB of the largest file the step may write.', { minimum: 1, maximum: L.MAX_STEP_MIB }),
+    openFiles: int('Open files.', { minimum: 1, maximum: L.MAX_STEP_OPEN_FILES }),
+    workspaceMiB: int('MiB of the workspace and of /tmp, each.', { minimum: 1, maximum: L.MAX_STEP_MIB }),
+  },
+);
+
 export const stepSchema: Schema = obj(
   'One step of an inline job: a script run by the job runtime.',
   {
@@ -89,6 +123,17 @@ export const stepSchema: Schema = obj(
         keysMatch(P.ENV_NAME_PATTERN, 'environment variable names must match ' + P.ENV_NAME_PATTERN),
       ],
     }),
+    secretEnv: mapOf(
+      'Environment variables taken from Secrets of the namespace of the run when the step starts. Their values never enter a Run object and are masked in logs.',
+      secretKeySelectorSchema,
+      {
+        maxProperties: L.MAX_ENV_PER_STEP,
+        'x-kubernetes-validations': [
+          keysMatch(P.ENV_NAME_PATTERN, 'environment variable names must match ' + P.ENV_NAME_PATTERN),
+        ],
+      },
+    ),
+    limits: stepLimitsSchema,
     'timeout-minutes': int('Minutes the step may run before it is stopped with phase Timeout.', {
       minimum: 1,
       maximum: L.MAX_TIMEOUT_SECONDS / 60,
@@ -321,6 +366,9 @@ export const runSpecSchema: Schema = obj(
         {
           name: str('Variable name.', { minLength: 1, maxLength: 256, pattern: P.ENV_NAME_PATTERN }),
           value: str('Variable value.', { maxLength: L.MAX_VALUE_LENGTH }),
+          valueFrom: obj('Where the value comes from when the step starts, instead of value.', {
+            secretKeyRef: secretKeySelectorSchema,
+          }),
         },
         { required: ['name'] },
       ),
@@ -334,6 +382,7 @@ export const runSpecSchema: Schema = obj(
       minimum: 1,
       maximum: L.MAX_TIMEOUT_SECONDS,
     }),
+    limits: stepLimitsSchema,
     cancelRequested: bool('Set to true to stop the script; cannot be set back to false.'),
     inputFiles: files('Files the script finds under $KRT_INPUT.'),
     outputFiles: files(

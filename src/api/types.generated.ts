@@ -44,6 +44,53 @@ export interface StepSpec {
     [k: string]: string;
   };
   /**
+   * Environment variables taken from Secrets of the namespace of the run when the step starts. Their values never enter a Run object and are masked in logs.
+   */
+  secretEnv?: {
+    /**
+     * A key of a Secret in the namespace of the run.
+     */
+    [k: string]: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * The key of the Secret whose value the variable takes.
+       */
+      key: string;
+      /**
+       * A missing Secret or key gives no variable instead of failing the step.
+       */
+      optional?: boolean;
+    };
+  };
+  /**
+   * Limits of a step's sandbox, within the ceiling of the agent that runs it.
+   */
+  limits?: {
+    /**
+     * Processes of the step.
+     */
+    processes?: number;
+    /**
+     * MiB of address space.
+     */
+    memoryMiB?: number;
+    /**
+     * MiB of the largest file the step may write.
+     */
+    fileMiB?: number;
+    /**
+     * Open files.
+     */
+    openFiles?: number;
+    /**
+     * MiB of the workspace and of /tmp, each.
+     */
+    workspaceMiB?: number;
+  };
+  /**
    * Minutes the step may run before it is stopped with phase Timeout.
    */
   'timeout-minutes'?: number;
@@ -394,11 +441,58 @@ export interface RunSpec {
      * Variable value.
      */
     value?: string;
+    /**
+     * Where the value comes from when the step starts, instead of value.
+     */
+    valueFrom?: {
+      /**
+       * A key of a Secret in the namespace of the run.
+       */
+      secretKeyRef?: {
+        /**
+         * Name of the Secret.
+         */
+        name: string;
+        /**
+         * The key of the Secret whose value the variable takes.
+         */
+        key: string;
+        /**
+         * A missing Secret or key gives no variable instead of failing the step.
+         */
+        optional?: boolean;
+      };
+    };
   }[];
   /**
    * Seconds the script may run before it is stopped with phase Timeout.
    */
   timeoutSeconds?: number;
+  /**
+   * Limits of a step's sandbox, within the ceiling of the agent that runs it.
+   */
+  limits?: {
+    /**
+     * Processes of the step.
+     */
+    processes?: number;
+    /**
+     * MiB of address space.
+     */
+    memoryMiB?: number;
+    /**
+     * MiB of the largest file the step may write.
+     */
+    fileMiB?: number;
+    /**
+     * Open files.
+     */
+    openFiles?: number;
+    /**
+     * MiB of the workspace and of /tmp, each.
+     */
+    workspaceMiB?: number;
+  };
   /**
    * Set to true to stop the script; cannot be set back to false.
    */
@@ -581,6 +675,53 @@ export interface Pipeline {
              * An environment value. May hold ${{ }} expressions.
              */
             [k: string]: string;
+          };
+          /**
+           * Environment variables taken from Secrets of the namespace of the run when the step starts. Their values never enter a Run object and are masked in logs.
+           */
+          secretEnv?: {
+            /**
+             * A key of a Secret in the namespace of the run.
+             */
+            [k: string]: {
+              /**
+               * Name of the Secret.
+               */
+              name: string;
+              /**
+               * The key of the Secret whose value the variable takes.
+               */
+              key: string;
+              /**
+               * A missing Secret or key gives no variable instead of failing the step.
+               */
+              optional?: boolean;
+            };
+          };
+          /**
+           * Limits of a step's sandbox, within the ceiling of the agent that runs it.
+           */
+          limits?: {
+            /**
+             * Processes of the step.
+             */
+            processes?: number;
+            /**
+             * MiB of address space.
+             */
+            memoryMiB?: number;
+            /**
+             * MiB of the largest file the step may write.
+             */
+            fileMiB?: number;
+            /**
+             * Open files.
+             */
+            openFiles?: number;
+            /**
+             * MiB of the workspace and of /tmp, each.
+             */
+            workspaceMiB?: number;
           };
           /**
            * Minutes the step may run before it is stopped with phase Timeout.

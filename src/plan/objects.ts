@@ -31,6 +31,8 @@ export function ownerReference(run: WorkflowRun) {
   return controllerReference({ ...run, apiVersion: API_VERSION, kind: 'WorkflowRun' });
 }
 
+export type RunEnv = NonNullable<Run['spec']['env']>;
+
 export function buildRun(
   owner: WorkflowRun,
   jobName: string,
@@ -38,7 +40,7 @@ export function buildRun(
   step: StepSpec,
   name: string,
   script: string,
-  env: { name: string; value: string }[],
+  env: RunEnv,
   files: { input: Record<string, string>; output: Record<string, string> } = { input: {}, output: {} },
 ): Run {
   const minutes = step['timeout-minutes'];
@@ -60,6 +62,7 @@ export function buildRun(
       script,
       ...(env.length ? { env } : {}),
       ...(minutes ? { timeoutSeconds: minutes * 60 } : {}),
+      ...(step.limits ? { limits: step.limits } : {}),
       ...(Object.keys(files.input).length ? { inputFiles: files.input } : {}),
       ...(Object.keys(files.output).length ? { outputFiles: files.output } : {}),
     },

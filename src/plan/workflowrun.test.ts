@@ -123,6 +123,29 @@ describe('planWorkflowRun', () => {
     ]);
   });
 
+  it('gives a Run the references of secretEnv, never values, and the limits a step asks', () => {
+    const run = wfr({
+      a: {
+        'runs-on': 'bash',
+        steps: [
+          {
+            name: 'one',
+            run: 'x',
+            env: { A: 'a' },
+            secretEnv: { P: { name: 'db', key: 'password', optional: true } },
+            limits: { processes: 10, memoryMiB: 64 },
+          },
+        ],
+      },
+    });
+    const [r] = created(step(observed(run)).plan.actions);
+    expect(r?.spec.env).toEqual([
+      { name: 'A', value: 'a' },
+      { name: 'P', valueFrom: { secretKeyRef: { name: 'db', key: 'password', optional: true } } },
+    ]);
+    expect(r?.spec.limits).toEqual({ processes: 10, memoryMiB: 64 });
+  });
+
   it('fails a job whose step fails, skips its dependents and fails the run', () => {
     const run = wfr({
       a: inline('exit 3'),

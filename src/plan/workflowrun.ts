@@ -22,7 +22,7 @@ import { materialize, resolveInputs } from '../render/materialize.js';
 import { isScalar, withValueErrors } from '../validate/call.js';
 import { NO_AGENT, noAgentMessage } from '../runtime/agents.js';
 import { decide, suspends, type Decision } from './control.js';
-import { buildChild, buildRun } from './objects.js';
+import { buildChild, buildRun, type RunEnv } from './objects.js';
 import { seedFiles } from '../promise/files.js';
 import { succeededCondition } from './conditions.js';
 
@@ -330,10 +330,13 @@ function inlineJob(
     try {
       const c = stepCtx(next);
       const script = renderTemplate(s.step.run, c);
-      const env = Object.entries(s.step.env ?? {}).map(([k, v]) => ({
+      const env: RunEnv = Object.entries(s.step.env ?? {}).map(([k, v]) => ({
         name: k,
         value: renderTemplate(v, c),
       }));
+      // Only the reference travels: runtimed reads the value when the step starts.
+      for (const [k, ref] of Object.entries(s.step.secretEnv ?? {}))
+        env.push({ name: k, valueFrom: { secretKeyRef: ref } });
       const files = {
         input: o.snapshot?.inputFiles ?? {},
         output: seedFiles(

@@ -1,7 +1,7 @@
 // The rules of a job map, shared by Workflow and WorkflowRun (first seed, "Validation and Limits"):
 // job shape, names, the job graph, and what each expression may read.
 import { MSG } from '../api/messages.js';
-import { JOB_NAME_PATTERN, matches, STEP_NAME_PATTERN } from '../api/patterns.js';
+import { ENV_NAME_PATTERN, JOB_NAME_PATTERN, matches, STEP_NAME_PATTERN } from '../api/patterns.js';
 import type { JobSpec } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isUpstream, jobGraphErrors } from '../graph/jobs.js';
@@ -54,6 +54,22 @@ export function jobShapeErrors(job: JobSpec, field: string): FieldError[] {
     if (seen.has(step.name))
       errors.push(fieldError(`${field}.steps[${i}].name`, `duplicate step name "${step.name}"`));
     seen.add(step.name);
+    // The CRD's keysMatch rules, said here too: a Promise's pipelines carry no CEL.
+    for (const map of ['env', 'secretEnv'] as const)
+      for (const k of Object.keys(isObject(step[map]) ? step[map] : {}))
+        if (!matches(ENV_NAME_PATTERN, k))
+          errors.push(
+            fieldError(
+              `${field}.steps[${i}].${map}.${k}`,
+              `environment variable names must match ${ENV_NAME_PATTERN}`,
+            ),
+          );
+    if (isObject(step.env) && isObject(step.secretEnv))
+      for (const k of Object.keys(step.secretEnv))
+        if (Object.hasOwn(step.env, k))
+          errors.push(
+            fieldError(`${field}.steps[${i}].secretEnv.${k}`, 'is also set in env: give it one source'),
+          );
   });
   return errors;
 }

@@ -38,6 +38,13 @@ export function validateRun(run: Run, old?: Run): ValidationResult {
   const size = objectSizeError('Run', run);
   if (size) return { errors: [size], warnings: [] };
   errors.push(...structural.runSpec(run.spec));
+  (Array.isArray(run.spec.env) ? run.spec.env : []).forEach((e, i) => {
+    if (!isObject(e) || e.valueFrom === undefined) return;
+    if (e.value !== undefined)
+      errors.push(fieldError(`spec.env[${i}].valueFrom`, 'may not be set together with value'));
+    if (!isObject(e.valueFrom) || e.valueFrom.secretKeyRef === undefined)
+      errors.push(fieldError(`spec.env[${i}].valueFrom.secretKeyRef`, 'required value'));
+  });
   if (old?.spec) {
     if (old.spec.script !== run.spec.script)
       errors.push(fieldError('spec.script', 'field is immutable after creation'));

@@ -61,6 +61,10 @@ function describe(e: ErrorObject, base: string): FieldError {
       return fieldError(field, `must have at most ${String(p.limit)} ${p.limit === 1 ? 'item' : 'items'}`);
     case 'minItems':
       return fieldError(field, `must have at least ${String(p.limit)} ${p.limit === 1 ? 'item' : 'items'}`);
+    case 'minimum':
+      return fieldError(field, `must be greater than or equal to ${String(p.limit)}`);
+    case 'maximum':
+      return fieldError(field, `must be less than or equal to ${String(p.limit)}`);
     case 'enum':
       return fieldError(
         field,

@@ -306,6 +306,57 @@ describe('validateWorkflowRun', () => {
   });
 });
 
+describe('secretEnv and limits of a step', () => {
+  const run = (step: object) =>
+    ({
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'r' },
+      spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true', ...step }] } } },
+    }) as unknown as WorkflowRun;
+  it('accepts Secret references and limits', () => {
+    expect(
+      validateWorkflowRun(
+        run({
+          env: { A: '1' },
+          secretEnv: { B: { name: 'db', key: 'p' } },
+          limits: { processes: 5, workspaceMiB: 10 },
+        }),
+      ).errors,
+    ).toEqual([]);
+  });
+  it('refuses a variable with two sources, bad names and limits out of bounds', () => {
+    expect(
+      errorsOf(
+        validateWorkflowRun(
+          run({
+            secretEnv: { D: { name: 'db' } },
+            limits: { processes: 0, memoryMiB: 2 ** 30 },
+          }),
+        ),
+      ),
+    ).toEqual([
+      'spec.jobs.a.steps[0].secretEnv.D.key: required value',
+      'spec.jobs.a.steps[0].limits.processes: must be greater than or equal to 1',
+      'spec.jobs.a.steps[0].limits.memoryMiB: must be less than or equal to 1048576',
+    ]);
+    expect(
+      errorsOf(
+        validateWorkflowRun(
+          run({
+            env: { A: '1', 'E-F': 'x' },
+            secretEnv: { A: { name: 'db', key: 'p' }, 'B-C': { name: 'db', key: 'p' } },
+          }),
+        ),
+      ),
+    ).toEqual([
+      'spec.jobs.a.steps[0].env.E-F: environment variable names must match ^[A-Za-z_][A-Za-z0-9_]*$',
+      'spec.jobs.a.steps[0].secretEnv.B-C: environment variable names must match ^[A-Za-z_][A-Za-z0-9_]*$',
+      'spec.jobs.a.steps[0].secretEnv.A: is also set in env: give it one source',
+    ]);
+  });
+});
+
 describe('validateWorkflow', () => {
   const deploy = {
     inputs: { environment: { type: 'string', required: true } },
@@ -443,6 +494,38 @@ describe('Runs', () => {
     expect(
       errorsOf(validateRun({ ...(run as object), spec: { runtime: 'bash', script: 'rm' } } as never, run)),
     ).toEqual(['spec.script: field is immutable after creation']);
+  });
+  it('takes a variable from a value or from a Secret, not both', () => {
+    const run = (env: object[]) =>
+      ({
+        apiVersion: 'kruntimes.io/v1alpha1',
+        kind: 'Run',
+        metadata: { name: 'r' },
+        spec: { runtime: 'bash', script: 'true', env },
+      }) as never;
+    const ref = { secretKeyRef: { name: 'db', key: 'password' } };
+    expect(
+      validateRun(
+        run([
+          { name: 'A', valueFrom: ref },
+          { name: 'B', value: 'b' },
+        ]),
+      ).errors,
+    ).toEqual([]);
+    expect(errorsOf(validateRun(run([{ name: 'A', value: 'a', valueFrom: ref }])))).toEqual([
+      'spec.env[0].valueFrom: may not be set together with value',
+    ]);
+    expect(errorsOf(validateRun(run([{ name: 'A', valueFrom: {} }])))).toEqual([
+      'spec.env[0].valueFrom.secretKeyRef: required value',
+    ]);
+    expect(
+      errorsOf(
+        validateRun(run([{ name: 'A', valueFrom: { secretKeyRef: { name: 'Not_A_Name', key: 'k/ey' } } }])),
+      ),
+    ).toEqual([
+      'spec.env[0].valueFrom.secretKeyRef.name: must match ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+      'spec.env[0].valueFrom.secretKeyRef.key: must match ^[-._a-zA-Z0-9]+$',
+    ]);
   });
   it('lets only admins and the controller create Runs', () => {
     expect(
