@@ -16,7 +16,14 @@ import { reapOrphans } from './execute.js';
 import { Launcher, type RunningStep } from './launch.js';
 import type { LogStore } from './logstore.js';
 import type { Runtime } from './runtime.js';
-import { LABEL_STEP_NETWORK, stepNetwork, type SandboxOptions } from '../src/runtime/sandbox.js';
+import {
+  LABEL_STEP_NETWORK,
+  stepLimitsFor,
+  stepNetwork,
+  type SandboxOptions,
+} from '../src/runtime/sandbox.js';
+import { resolveSecretEnv, secretRefs } from '../src/runtime/secrets.js';
+import type { Ending } from '../src/runtime/lifecycle.js';
 
 export interface AgentOptions {
   identity: string;
@@ -363,13 +370,20 @@ export class Agent {
         }
       : undefined;
     const logFile = this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
-    const exec = this.launcher.start(claimed, runtime, {
-      dir: join(this.workDir, `${r.metadata.uid ?? ''}-${attempts}`),
-      logFile,
-      maxLogBytes: this.opts.maxLogBytes,
-      graceMs: this.opts.graceMs,
-      ...(sandbox ? { sandbox } : {}),
-    });
+    const limits = sandbox ? stepLimitsFor(sandbox.limits, claimed.spec.limits) : undefined;
+    const secrets = await this.secretEnv(claimed);
+    const exec =
+      'error' in secrets
+        ? notStarted({ secretError: secrets.error })
+        : this.launcher.start(claimed, runtime, {
+            dir: join(this.workDir, `${r.metadata.uid ?? ''}-${attempts}`),
+            logFile,
+            maxLogBytes: this.opts.maxLogBytes,
+            graceMs: this.opts.graceMs,
+            ...(sandbox && limits ? { sandbox: { ...sandbox, limits: limits.limits } } : {}),
+            ...(Object.keys(secrets.values).length ? { secrets: secrets.values } : {}),
+            ...(limits?.capped.length ? { notes: limits.capped } : {}),
+          });
     const a: Active = { exec, run: claimed, attempts, lost: false, ending: false, beat: Date.now() };
     this.active.set(k, a);
     this.claiming.delete(k);
@@ -413,6 +427,31 @@ export class Agent {
     } finally {
       this.active.delete(k);
       this.fill();
+    }
+  }
+
+  /**
+   * The step's variables from Secrets of its namespace, read now and never written to the API. A
+   * Secret this agent may not read fails the step like a missing one, with the API server's words.
+   */
+  private async secretEnv(r: Run): Promise<{ values: Record<string, string> } | { error: string }> {
+    const refs = secretRefs(r);
+    if (refs.length === 0) return { values: {} };
+    const namespace = r.metadata.namespace ?? '';
+    try {
+      return await resolveSecretEnv(refs, async (name) => {
+        try {
+          const s = await retryTransient(() => this.core.readNamespacedSecret({ name, namespace }), {
+            deadlineMs: 5000,
+          });
+          return s.data ?? {};
+        } catch (e) {
+          if (statusCode(e) === 404) return undefined;
+          throw new Error(`secret "${name}": ${statusMessage(e)}`, { cause: e });
+        }
+      });
+    } catch (e) {
+      return { error: e instanceof Error ? e.message : String(e) };
     }
   }
 
@@ -475,6 +514,22 @@ export class Agent {
         log.warn({ run: key(r), err: statusMessage(e) }, 're-queue failed');
     }
   }
+}
+
+/** A step that ends before it starts (its Secrets could not be read): reported like any other end. */
+function notStarted(why: Partial<Omit<Ending, 'now'>>): RunningStep {
+  return {
+    done: Promise.resolve({
+      exitCode: null,
+      signal: null,
+      outputFile: '',
+      controlFile: '',
+      tail: '',
+      ...why,
+    }),
+    stopReason: undefined,
+    stop: () => undefined,
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

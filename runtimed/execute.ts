@@ -20,6 +20,8 @@ import {
   type SandboxOptions,
 } from '../src/runtime/sandbox.js';
 import type { Runtime } from './runtime.js';
+import { Masker } from '../src/runtime/mask.js';
+import { maskedValues } from '../src/runtime/secrets.js';
 
 export interface ExecuteOptions {
   /** The folder for this execution; removed afterwards. */
@@ -37,6 +39,10 @@ export interface ExecuteOptions {
     /** Where the launcher takes those uids from: base + a slot no running step holds. */
     uidBase?: number;
   };
+  /** Variables read from Secrets (valueFrom.secretKeyRef): given to the step, masked in its output. */
+  secrets?: Record<string, string>;
+  /** Lines runtimed writes at the head of the log (a limit capped to the agent's ceiling). */
+  notes?: string[];
 }
 
 export class Execution {
@@ -142,7 +148,9 @@ export class Execution {
     const tail: Buffer[] = [];
     let tailBytes = 0;
     let logged = 0;
-    const onData = (chunk: Buffer) => {
+    const masker = new Masker(maskedValues(this.opts.secrets ?? {}));
+    const write = (chunk: Buffer) => {
+      if (chunk.length === 0) return;
       tail.push(chunk);
       tailBytes += chunk.length;
       while (tail.length > 1 && tailBytes - (tail[0]?.length ?? 0) >= MAX_LOG_TAIL_BYTES)
@@ -157,6 +165,7 @@ export class Execution {
           );
       }
     };
+    const onData = (raw: Buffer) => write(masker.push(raw));
     // The step sees only its own variables and the KRT_* contract, not the agent's credentials;
     // in the sandbox, at the paths it mounts them.
     const at = sandbox ? { ...INSIDE } : { ...files, workspace, input: inputDir, outputDir };
@@ -173,8 +182,12 @@ export class Execution {
       KRT_OUTPUT_DIR: at.outputDir,
       KRT_RUN: run.metadata.name ?? '',
       KRT_ATTEMPT: String(run.status?.attempts ?? 1),
-      ...Object.fromEntries((run.spec.env ?? []).map((e) => [e.name, e.value ?? ''])),
+      ...Object.fromEntries(
+        (run.spec.env ?? []).flatMap((e) => (e.valueFrom ? [] : [[e.name, e.value ?? '']])),
+      ),
+      ...this.opts.secrets,
     };
+    for (const note of this.opts.notes ?? []) write(Buffer.from(`[runtimed: ${note}]\n`));
     const plain = runtime.command({ workspace: at.workspace, script: at.script });
     const { file, args } = sandbox
       ? sandboxCommand(
@@ -215,10 +228,13 @@ export class Execution {
     this.signal('SIGKILL');
     clearTimeout(this.killTimer);
     clearTimeout(this.timeoutTimer);
+    write(masker.end());
     await new Promise<void>((r) => log.end(r));
-    const outputFile = await readBounded(files.output, MAX_OUTPUT_FILE_BYTES);
-    const control = await readBounded(files.control, MAX_CONTROL_FILE_BYTES);
-    const statusFile = await readBounded(files.status, MAX_STATUS_FILE_BYTES);
+    // What the step reports back is masked like its log: the values must not reach the Run.
+    const masked = (v: string | { bytes: number }) => (typeof v === 'string' ? masker.text(v) : v);
+    const outputFile = masked(await readBounded(files.output, MAX_OUTPUT_FILE_BYTES));
+    const control = masked(await readBounded(files.control, MAX_CONTROL_FILE_BYTES));
+    const statusFile = masked(await readBounded(files.status, MAX_STATUS_FILE_BYTES));
     const outputDirFiles = await readOutputDir(outputDir);
     await rm(dir, { recursive: true, force: true });
     return {

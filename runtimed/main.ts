@@ -15,6 +15,7 @@ import { Presence } from './presence.js';
 import { LogAuthorizer } from './auth.js';
 import { LogStore } from './logstore.js';
 import { parseRuntimes } from './runtime.js';
+import { DEFAULT_RUN_STALE_MS } from '../src/runtime/lifecycle.js';
 import { prepareSandbox, sandboxOptions, sandboxProblem } from './sandbox.js';
 import { DEFAULT_STEP_LIMITS, type SandboxOptions } from '../src/runtime/sandbox.js';
 
@@ -30,7 +31,7 @@ const { values: f } = parseArgs({
     concurrency: { type: 'string', default: String(availableParallelism() * 4) },
     'data-dir': { type: 'string', default: join(homedir(), '.local', 'state', 'kruntimes', 'runtimed') },
     'heartbeat-seconds': { type: 'string', default: '5' },
-    'stale-seconds': { type: 'string', default: '30' },
+    'stale-seconds': { type: 'string', default: String(DEFAULT_RUN_STALE_MS / 1000) },
     'grace-seconds': { type: 'string', default: '5' },
     'shutdown-seconds': { type: 'string', default: '30' },
     'log-retention-hours': { type: 'string', default: '168' },

@@ -31,6 +31,9 @@ export function claimStatus(run: Run, identity: string, now: Date): RunStatus {
   };
 }
 
+/** runtimed's default --stale-seconds, and what admission assumes unless told (webhook --run-stale-seconds). */
+export const DEFAULT_RUN_STALE_MS = 30_000;
+
 /** A claimed Run whose agent has not shown life for `staleMs` (it crashed or lost the API server). */
 export function isStale(run: Run, now: Date, staleMs: number): boolean {
   const s = run.status;
@@ -59,6 +62,8 @@ export interface Ending {
   stoppedFor?: 'timeout' | 'cancel';
   /** The process could not be started. */
   startError?: string;
+  /** A variable's Secret or key could not be read: the step did not start. */
+  secretError?: string;
   /** The text of $KRT_OUTPUT, or its size when it was too large to read. */
   outputFile: string | { bytes: number };
   /** The text of $KRT_CONTROL, or its size when it was too large to read. */
@@ -96,6 +101,7 @@ export function endStatus(
     ...(e.exitCode !== null ? { exitCode: e.exitCode } : {}),
   };
   if (e.startError) return { ...base, phase: 'Failed', reason: 'StartError', message: e.startError };
+  if (e.secretError) return { ...base, phase: 'Failed', reason: 'SecretUnavailable', message: e.secretError };
   if (e.stoppedFor === 'timeout')
     return {
       ...base,

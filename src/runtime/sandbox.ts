@@ -4,6 +4,8 @@
 // the KRT_* files bound one by one, nothing else of the agent's machine, and resource limits set
 // with prlimit before bwrap starts. Pure: runtimed turns this into a process.
 
+import type { Run } from '../api/types.js';
+
 export interface StepLimits {
   /** Processes of the step (RLIMIT_NPROC of its uid): a fork bomb ends the step, not the agent. */
   processes: number;
@@ -181,3 +183,42 @@ export function stepNetwork(agentGives: boolean, namespaceLabel: string | undefi
   if (!agentGives || namespaceLabel instanceof Error) return false;
   return namespaceLabel !== 'none';
 }
+
+/** What a Run may ask (spec.limits), in the API's units. */
+export type AskedLimits = NonNullable<Run['spec']['limits']>;
+
+const MIB = 1024 ** 2;
+const ASKED: { [K in keyof StepLimits]: { field: keyof AskedLimits; unit: number; name: string } } = {
+  processes: { field: 'processes', unit: 1, name: 'processes' },
+  memoryBytes: { field: 'memoryMiB', unit: MIB, name: 'memory' },
+  fileBytes: { field: 'fileMiB', unit: MIB, name: 'file size' },
+  openFiles: { field: 'openFiles', unit: 1, name: 'open files' },
+  workspaceBytes: { field: 'workspaceMiB', unit: MIB, name: 'workspace' },
+};
+
+/**
+ * The limits of one step: what its Run asks, else the documented default, never above the agent's
+ * ceiling (--step-max-*). Each limit capped is named, so the step's log can say so.
+ */
+export function stepLimitsFor(
+  ceiling: StepLimits,
+  asked: AskedLimits | undefined,
+  defaults: StepLimits = DEFAULT_STEP_LIMITS,
+): { limits: StepLimits; capped: string[] } {
+  const limits = { ...ceiling };
+  const capped: string[] = [];
+  for (const k of Object.keys(ASKED) as (keyof StepLimits)[]) {
+    const { field, unit, name } = ASKED[k];
+    const want = asked?.[field];
+    if (want === undefined) limits[k] = Math.min(defaults[k], ceiling[k]);
+    else if (want * unit > ceiling[k]) {
+      capped.push(
+        `${name} limit ${fieldText(field, want)} asked; the agent's ceiling ${fieldText(field, ceiling[k] / unit)} applies`,
+      );
+    } else limits[k] = want * unit;
+  }
+  return { limits, capped };
+}
+
+const fieldText = (field: keyof AskedLimits, n: number) =>
+  field.endsWith('MiB') ? `${Math.floor(n)} MiB` : String(Math.floor(n));
