@@ -11,6 +11,8 @@ import { AGENT_LEASE_NAMESPACE, servedUntilByLeases, type LeaseLike } from '../s
 import { loadKubeConfig } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
 import { DEFAULT_RUN_CREATORS } from '../src/validate/index.js';
+import { DEFAULT_RUNTIMED_USERS } from '../src/validate/run-status.js';
+import { DEFAULT_RUN_STALE_MS } from '../src/runtime/lifecycle.js';
 import { createApp } from './server.js';
 
 const { values: flags } = parseArgs({
@@ -22,12 +24,21 @@ const { values: flags } = parseArgs({
     kubeconfig: { type: 'string' },
     'run-creator-users': { type: 'string' },
     'run-creator-groups': { type: 'string' },
+    // The service accounts of runtimed, and the shortest stale period its agents use: an agent
+    // writes the status of the Runs it holds, and re-queues another's only once it is stale.
+    'runtimed-users': { type: 'string' },
+    'run-stale-seconds': { type: 'string', default: String(DEFAULT_RUN_STALE_MS / 1000) },
     // Where runtimed agents hold their Leases (runtimed --lease-namespace).
     'agent-namespace': { type: 'string', default: AGENT_LEASE_NAMESPACE },
   },
 });
 if (!flags.cert || !flags.key) {
   console.error('webhook: --cert and --key are required');
+  process.exit(2);
+}
+const staleSeconds = Number(flags['run-stale-seconds']);
+if (!(staleSeconds > 0)) {
+  console.error(`webhook: --run-stale-seconds must be a positive number, not ${flags['run-stale-seconds']}`);
   process.exit(2);
 }
 const certFile = flags.cert;
@@ -55,6 +66,10 @@ const app = createApp({
   runCreators: {
     users: list(flags['run-creator-users'], DEFAULT_RUN_CREATORS.users),
     groups: list(flags['run-creator-groups'], DEFAULT_RUN_CREATORS.groups),
+  },
+  runStatusWriters: {
+    runtimedUsers: list(flags['runtimed-users'], DEFAULT_RUNTIMED_USERS),
+    staleMs: staleSeconds * 1000,
   },
 });
 

@@ -10,7 +10,7 @@ export interface AdmissionRequest {
   name?: string;
   namespace?: string;
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
-  userInfo?: { username?: string; groups?: string[] };
+  userInfo?: { username?: string; groups?: string[]; extra?: Record<string, string[]> };
   object?: unknown;
   oldObject?: unknown;
   dryRun?: boolean;
@@ -106,6 +106,15 @@ function userInfoProblem(v: unknown): string | undefined {
   const groups = v.groups;
   if (groups !== undefined && !(Array.isArray(groups) && groups.every((g) => typeof g === 'string')))
     return 'request.userInfo.groups must be a list of strings';
+  const extra = v.extra;
+  if (
+    extra !== undefined &&
+    !(
+      isObject(extra) &&
+      Object.values(extra).every((x) => Array.isArray(x) && x.every((s) => typeof s === 'string'))
+    )
+  )
+    return 'request.userInfo.extra must map strings to lists of strings';
   return optionalString(v.username, 'request.userInfo.username');
 }
 

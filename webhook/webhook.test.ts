@@ -93,6 +93,19 @@ describe('decodeReview', () => {
   });
 });
 
+describe('decodeReview: userInfo.extra', () => {
+  it('accepts a map of string lists and refuses anything else', () => {
+    const with_ = (extra: unknown) =>
+      decodeReview(envelope({ ...req(), userInfo: { username: 'a', extra } }));
+    expect(with_({ 'authentication.kubernetes.io/pod-name': ['p'] }).ok).toBe(true);
+    for (const bad of ['x', ['p'], { k: 'p' }, { k: [1] }])
+      expect(with_(bad)).toMatchObject({
+        ok: false,
+        message: 'request.userInfo.extra must map strings to lists of strings',
+      });
+  });
+});
+
 describe('validateRequest', () => {
   it('allows a valid WorkflowRun', () => {
     expect(validateRequest(req()).response).toEqual({ uid: 'u-1', allowed: true });
@@ -145,6 +158,42 @@ describe('validateRequest', () => {
       validateRequest(req({ kind, object: run, userInfo: { username: 'root', groups: ['system:masters'] } }))
         .response.allowed,
     ).toBe(true);
+  });
+
+  it('lets an agent write only the status of the Runs it holds', () => {
+    const kind = { group: 'kruntimes.io', version: 'v1alpha1', kind: 'Run' };
+    const run = (status: object) => ({
+      metadata: { name: 'x' },
+      spec: { runtime: 'bash', script: 'true' },
+      status,
+    });
+    const agent = (name: string) => ({
+      username: 'system:serviceaccount:kruntimes-system:kruntimes-runtimed',
+      extra: { 'authentication.kubernetes.io/pod-name': [name] },
+    });
+    const held = run({
+      phase: 'Running',
+      assignedTo: 'a',
+      attempts: 1,
+      heartbeatTime: '2026-12-03T10:00:00Z',
+    });
+    const write = (userInfo: object, object: object, subResource = 'status') =>
+      validateRequest(req({ kind, operation: 'UPDATE', subResource, userInfo, oldObject: held, object }), {
+        now: () => new Date('2026-12-03T10:00:10Z'),
+      }).response;
+    expect(write(agent('b'), run({ phase: 'Succeeded', assignedTo: 'a' }))).toMatchObject({
+      allowed: false,
+      status: {
+        code: 403,
+        message: 'Run "x": status: Run is held by agent "a": agent "b" may not write its status',
+      },
+    });
+    expect(write(agent('a'), run({ phase: 'Succeeded', assignedTo: 'a' })).allowed).toBe(true);
+    expect(write({ username: 'admin', groups: ['system:masters'] }, run({ phase: 'Failed' })).allowed).toBe(
+      true,
+    );
+    // The rule is about the status subresource; the main resource cannot change status at all.
+    expect(write(agent('b'), run({ phase: 'Succeeded', assignedTo: 'a' }), '').allowed).toBe(true);
   });
 
   it('warns when a Workflow that others call is deleted', () => {

@@ -1,14 +1,18 @@
 // Client construction: from a kubeconfig file (KUBECONFIG, or the local environment's), or from
 // the in-cluster service account; API clients that share keep-alive connections. The only folder
 // of src/ that talks to the API server.
+import { readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
+import { extraHeaders, impersonate, impersonatedExtra } from './impersonation.js';
 import { GROUP, VERSION } from '../api/crds.js';
 import { HttpError } from './raw.js';
 
 export function loadKubeConfig(path = process.env.KUBECONFIG): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromDefault();
+  if (path) {
+    kc.loadFromFile(path);
+    impersonate(kc, impersonatedExtra(readFileSync(path, 'utf8'), kc.getCurrentUser()?.name));
+  } else kc.loadFromDefault();
   return kc;
 }
 
@@ -25,6 +29,7 @@ function sharedConnections(kc: k8s.KubeConfig): k8s.SecurityAuthentication {
     getName: () => 'kubeconfig authentication, shared connections',
     async applySecurityAuthentication(context: k8s.RequestContext) {
       await kc.applySecurityAuthentication(context);
+      for (const [k, v] of Object.entries(extraHeaders(kc))) context.setHeaderParam(k, v);
       const own = context.getDispatcher();
       if (!own) return;
       shared ??= own;

@@ -3,6 +3,7 @@
 // informers).
 import https from 'node:https';
 import type * as k8s from '@kubernetes/client-node';
+import { extraHeaders } from './impersonation.js';
 
 export class HttpError extends Error {
   constructor(
@@ -47,6 +48,7 @@ export async function rawJson(
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const opts: https.RequestOptions = { method, timeout: timeoutMs, headers: { accept: 'application/json' } };
   await kc.applyToHTTPSOptions(opts);
+  opts.headers = { ...opts.headers, ...extraHeaders(kc) };
   if (!cluster.proxyUrl) opts.agent = keepAlive(kc, opts);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload) opts.headers = { ...opts.headers, 'content-type': contentType };

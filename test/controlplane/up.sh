@@ -33,7 +33,7 @@ read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT WEBHOOK_PORT CONTROLLER_PORT 
 printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\nWEBHOOK_PORT=%s\nCONTROLLER_PORT=%s\nRUNTIMED_PORT=%s\n' \
   "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" "$WEBHOOK_PORT" "$CONTROLLER_PORT" "$RUNTIMED_PORT" > "$state/ports.env"
 
-kubeconfig() { # FILE USER [IMPERSONATED-USER]
+kubeconfig() { # FILE USER [IMPERSONATED-USER [POD]]
   cat > "$1" <<YAML
 apiVersion: v1
 kind: Config
@@ -47,7 +47,8 @@ users:
   user:
     client-certificate-data: $(base64 -w0 < "$pki/$2.crt")
     client-key-data: $(base64 -w0 < "$pki/$2.key")${3:+
-    as: $3}
+    as: $3}${4:+
+    as-user-extra: { authentication.kubernetes.io/pod-name: [$4] \}}
 contexts:
 - name: kruntimes-local
   context: { cluster: kruntimes-local, user: $2, namespace: default }
@@ -60,9 +61,12 @@ kubeconfig "$state/kubeconfig-user" user
 kubeconfig "$state/kubeconfig-kcm" kcm
 # The product's processes act as their service accounts (config/rbac), impersonated by the admin
 # certificate, so their ClusterRoles are what every local run and test exercises.
-for component in webhook controller runtimed; do
+for component in webhook controller; do
   kubeconfig "$state/kubeconfig-$component" admin "system:serviceaccount:kruntimes-system:kruntimes-$component"
 done
+# runtimed as its service account's token bound to a Pod named after the agent would be: admission
+# tells agents apart by that Pod name (the test harness writes one such kubeconfig per agent).
+kubeconfig "$state/kubeconfig-runtimed" admin "system:serviceaccount:kruntimes-system:kruntimes-runtimed" local-runtimed
 
 start() { # NAME ARGS...
   local name=$1; shift
@@ -112,6 +116,8 @@ mapfile -t crds <<<"$applied"
 log "CRDs installed: ${crds[*]##*/}"
 # The system namespace, the service accounts and their permissions.
 "${kubectl[@]}" apply --server-side -k "$root/config/rbac" >/dev/null
+# The local runtimed serves every namespace (tests make their own).
+"${kubectl[@]}" apply --server-side -k "$root/config/rbac/all-namespaces" >/dev/null
 
 start kube-controller-manager "$bin/kube-controller-manager" \
   --kubeconfig="$state/kubeconfig-kcm" \

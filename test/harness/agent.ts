@@ -1,7 +1,9 @@
 // Extra runtimed processes for suites that kill, restart or pair agents. Each serves its own
 // runtime name (a pool of the built-in bash runtime), so the shared local agent leaves its Runs alone.
 import { createHash } from 'node:crypto';
-import { chmodSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
+import { AGENT_EXTRA } from '../../src/validate/run-status.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { repoRoot, stateDir } from './paths.js';
 import { join } from 'node:path';
@@ -30,6 +32,20 @@ export interface AgentFlags {
   sandbox?: boolean;
 }
 
+/**
+ * As the runtimed service account, so the suites exercise config/rbac, with the Pod name admission
+ * tells agents apart by (as a Pod-bound token carries it): the local agent's kubeconfig, renamed.
+ */
+export function agentKubeconfig(identity: string, dir: string): string {
+  const doc = parse(readFileSync(join(stateDir, 'kubeconfig-runtimed'), 'utf8')) as {
+    users: { user: Record<string, unknown> }[];
+  };
+  for (const u of doc.users) u.user['as-user-extra'] = { [AGENT_EXTRA]: [identity] };
+  const file = join(dir, 'kubeconfig');
+  writeFileSync(file, stringify(doc), { mode: 0o600 });
+  return file;
+}
+
 export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
   // The step uids of a sandboxed agent reach their files through its data folder.
   chmodSync(f.dataDir, 0o755);
@@ -38,8 +54,7 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
     [
       join(repoRoot, 'dist/runtimed/main.js'),
       '--kubeconfig',
-      // As the runtimed service account, so the suites exercise config/rbac.
-      join(stateDir, 'kubeconfig-runtimed'),
+      agentKubeconfig(f.identity, f.dataDir),
       '--identity',
       f.identity,
       '--runtimes',

@@ -14,6 +14,8 @@ import {
   type RunCreators,
   type ValidationResult,
 } from '../../src/validate/index.js';
+import { DEFAULT_RUNTIMED_USERS, runStatusWriteError } from '../../src/validate/run-status.js';
+import { DEFAULT_RUN_STALE_MS } from '../../src/runtime/lifecycle.js';
 import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
 import type { WorkflowIndex } from '../workflows.js';
 import { isObject } from '../../src/helpers.js';
@@ -23,6 +25,9 @@ export interface ValidateDeps {
   /** Whether a live runtimed serves a runtime in a namespace; omitted until the Leases are read. */
   serves?: (runtime: string, namespace: string) => boolean;
   runCreators?: RunCreators;
+  /** Who runtimed is, and its stale period: an agent writes the status of the Runs it holds only. */
+  runStatusWriters?: { runtimedUsers: string[]; staleMs: number };
+  now?: () => Date;
 }
 
 export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}): AdmissionReview {
@@ -77,6 +82,22 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
           'Forbidden',
           `Runs are created by the kruntimes controller: user "${req.userInfo?.username ?? ''}" may not create Run "${name}"`,
         );
+      if (req.subResource === 'status' && old) {
+        const writers = deps.runStatusWriters ?? {
+          runtimedUsers: DEFAULT_RUNTIMED_USERS,
+          staleMs: DEFAULT_RUN_STALE_MS,
+        };
+        const e = runStatusWriteError(
+          old as unknown as Run,
+          req.object as unknown as Run,
+          req.userInfo ?? {},
+          {
+            ...writers,
+            now: deps.now?.() ?? new Date(),
+          },
+        );
+        if (e) return deny(uid, 403, 'Forbidden', `Run "${name}": ${formatFieldError(e)}`);
+      }
       result = validateRun(req.object as unknown as Run, old as unknown as Run | undefined);
     }
   }
