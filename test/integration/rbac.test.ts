@@ -34,7 +34,9 @@ describe('service accounts of config/rbac', () => {
     ['runtimed', 'create', 'runs.kruntimes.io', 'no'],
     ['runtimed', 'patch', 'runs.kruntimes.io', 'no'],
     ['runtimed', 'get', 'workflowruns.kruntimes.io', 'no'],
-    ['runtimed', 'get', 'secrets', 'no'],
+    // The local runtimed serves every namespace (config/rbac/all-namespaces); below, a per-namespace one.
+    ['runtimed', 'get', 'secrets', 'yes'],
+    ['runtimed', 'list', 'secrets', 'no'],
     ['runtimed', 'get', 'namespaces', 'yes'],
     ['runtimed', 'list', 'namespaces', 'no'],
     ['controller', 'create', 'runs.kruntimes.io', 'yes'],
@@ -95,6 +97,50 @@ describe('service accounts of config/rbac', () => {
     expect(can('webhook', 'watch', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('yes');
     expect(can('webhook', 'update', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('no');
     expect(can('controller', 'watch', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('yes');
+  });
+
+  it("runtimed's rights as config/rbac grants them hold in the namespace it serves and no other", () => {
+    // config/rbac's runtimed ClusterRole and RoleBinding, given to a service account of this test.
+    const r = kubectl(['kustomize', join(repoRoot, 'config/rbac')]);
+    expect(r.status).toBe(0);
+    type Doc = {
+      kind: string;
+      metadata: { name: string; namespace?: string };
+      roleRef: { name: string };
+      subjects: unknown[];
+    };
+    const docs = parseAllDocuments(r.stdout).map((d) => d.toJSON() as Doc);
+    const role = docs.find(
+      (d) => d.kind === 'ClusterRole' && d.metadata.name === 'kruntimes-runtimed',
+    ) as Doc;
+    const binding = docs.find(
+      (d) => d.kind === 'RoleBinding' && d.metadata.name === 'kruntimes-runtimed',
+    ) as Doc;
+    expect(binding.metadata.namespace).toBe('default');
+    expect(binding.roleRef.name).toBe('kruntimes-runtimed');
+    const probe = 'system:serviceaccount:default:rbac-probe-runtimed';
+    role.metadata = { name: 'rbac-probe-runtimed' };
+    binding.metadata = { name: 'rbac-probe-runtimed', namespace: 'default' };
+    binding.roleRef.name = 'rbac-probe-runtimed';
+    binding.subjects = [{ kind: 'ServiceAccount', name: 'rbac-probe-runtimed', namespace: 'default' }];
+    const manifest = [role, binding].map((d) => JSON.stringify(d)).join('\n');
+    expect(kubectl(['apply', '-f', '-'], manifest).status).toBe(0);
+    try {
+      const in_ = (verb: string, resource: string, ns: string) => canAs(probe, verb, resource, ns);
+      expect(in_('get', 'secrets', 'default')).toBe('yes');
+      expect(in_('watch', 'runs.kruntimes.io', 'default')).toBe('yes');
+      expect(in_('patch', 'runs.kruntimes.io/status', 'default')).toBe('yes');
+      expect(in_('get', 'secrets', 'kube-system')).toBe('no');
+      expect(in_('get', 'secrets', 'kruntimes-system')).toBe('no');
+      expect(in_('watch', 'runs.kruntimes.io', 'kube-system')).toBe('no');
+      expect(in_('patch', 'runs.kruntimes.io/status', 'kube-system')).toBe('no');
+      // A namespace's own labels through the binding in it; no other namespace.
+      expect(kubectl(['get', 'namespace', 'default', `--as=${probe}`]).status).toBe(0);
+      expect(kubectl(['get', 'namespace', 'kube-system', `--as=${probe}`]).status).not.toBe(0);
+    } finally {
+      kubectl(['delete', 'clusterrole', 'rbac-probe-runtimed', '--ignore-not-found']);
+      kubectl(['delete', 'rolebinding', 'rbac-probe-runtimed', '-n', 'default', '--ignore-not-found']);
+    }
   });
 
   it('config/default renders the three Deployments, each with its own service account', () => {
