@@ -1,6 +1,12 @@
 // failurePolicy: Fail. With the webhook process stopped, nothing of ours can be created unchecked;
 // deletion, which the webhook only warns about, is not held up (failurePolicy: Ignore for DELETE).
-import { crd, statusCode } from '../../src/kube/client.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { crd, loadKubeConfig, makeClients, statusCode, type Clients } from '../../src/kube/client.js';
+import { agentKubeconfig } from '../harness/agent.js';
+import { createRun } from '../harness/objects.js';
 import { eventually, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { processAlive, webhookControl, webhookEndpoint } from '../harness/webhook.js';
 
@@ -70,6 +76,35 @@ it('lets Workflows and a namespace holding them be deleted while the webhook is 
       60_000,
       'the namespace to be deleted with the webhook down',
     );
+  } finally {
+    webhookControl('start');
+  }
+});
+
+it("lets a Run's holder report while the webhook is down, and holds up every other agent's write", async () => {
+  const as = (identity: string): Clients =>
+    makeClients(loadKubeConfig(agentKubeconfig(identity, mkdtempSync(join(tmpdir(), 'krt-down-')))));
+  const status = (who: Clients, body: object) =>
+    who.custom.patchNamespacedCustomObjectStatus(
+      { ...crd('runs', c.namespace), name: 'held', body },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+  const holder = as('holder');
+  const other = as('other');
+  // A runtime no agent serves: nobody but this test writes the Run.
+  await createRun(c, 'held', { runtime: 'webhookdown-nobody', script: 'true' });
+  await status(holder, { status: { phase: 'Running', assignedTo: 'holder', attempts: 1 } });
+  webhookControl('stop');
+  try {
+    await expect(
+      status(holder, { status: { heartbeatTime: new Date().toISOString() } }),
+    ).resolves.toBeTruthy();
+    const r = await rejection(status(other, { status: { phase: 'Pending', assignedTo: null } }));
+    expect(r.code).toBe(500);
+    expect(r.message).toContain('failed calling webhook "validate-run-status.kruntimes.io"');
+    await expect(
+      status(holder, { status: { phase: 'Succeeded', reason: 'Completed', exitCode: 0 } }),
+    ).resolves.toBeTruthy();
   } finally {
     webhookControl('start');
   }

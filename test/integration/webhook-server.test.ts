@@ -77,6 +77,7 @@ describe('webhook manifests', () => {
     expect(configs.flatMap((d) => d.webhooks.map((w) => String(w.name))).sort()).toEqual([
       'mutate.kruntimes.io',
       'validate-delete.kruntimes.io',
+      'validate-run-status.kruntimes.io',
       'validate.kruntimes.io',
     ]);
     for (const d of configs) {
