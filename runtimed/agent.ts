@@ -9,12 +9,13 @@ import { GROUP, VERSION } from '../src/api/crds.js';
 import { apiClient, statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { retryTransient } from '../src/kube/retry.js';
-import { claimStatus, endStatus, isClaimable, isStale, requeueStatus } from '../src/runtime/lifecycle.js';
+import { claimStatus, endStatus, isClaimable, mayRequeue, requeueStatus } from '../src/runtime/lifecycle.js';
 import { PeerSet, preferredAgent } from '../src/runtime/share.js';
 import { log } from '../src/telemetry/log.js';
 import { reapOrphans } from './execute.js';
 import { Launcher, type RunningStep } from './launch.js';
 import type { LogStore } from './logstore.js';
+import { ResultStore, type PendingResult } from './results.js';
 import type { Runtime } from './runtime.js';
 import {
   LABEL_STEP_NETWORK,
@@ -76,6 +77,12 @@ export class Agent {
   private readonly api: k8s.CustomObjectsApi;
   private readonly core: k8s.CoreV1Api;
   private readonly namespaceLabels = new Map<string, { at: number; value: string | undefined | Error }>();
+  /** When (performance.now()) this agent last saw each Run change: staleness on its own clock. */
+  private readonly lastChange = new Map<string, number>();
+  /** Runs whose result this agent holds and is reporting: never re-queued by it. */
+  private readonly reporting = new Set<string>();
+  private results!: ResultStore;
+  private stopping = false;
   private readonly metrics;
 
   constructor(
@@ -156,10 +163,17 @@ export class Agent {
 
   async start(): Promise<void> {
     for (const inf of this.informers) {
-      inf.on('add', (r) => this.consider(r));
-      inf.on('update', (_old, r) => this.consider(r));
+      inf.on('add', (r) => {
+        this.lastChange.set(key(r), performance.now());
+        this.consider(r);
+      });
+      inf.on('update', (_old, r) => {
+        this.lastChange.set(key(r), performance.now());
+        this.consider(r);
+      });
       inf.on('delete', (r) => {
         this.firstSeen.delete(key(r));
+        this.lastChange.delete(key(r));
         // Its logs go with it; a Run still running here keeps them until it ends.
         if (!this.active.has(key(r)))
           void this.logs
@@ -170,14 +184,22 @@ export class Agent {
     this.launcher = new Launcher();
     const orphans = await reapOrphans(this.workDir);
     if (orphans) log.warn({ orphans }, 'stopped steps left running by an earlier process of this agent');
+    this.results = new ResultStore(join(this.logs.dataDir, 'results', this.opts.identity));
     await Promise.all(this.informers.map((i) => i.start()));
+    // Results an earlier life of this agent kept: reported, never executed again.
+    for (const p of await this.results.list()) {
+      this.reporting.add(`${p.namespace}/${p.name}`);
+      log.info({ run: `${p.namespace}/${p.name}`, attempt: p.attempts }, 'reporting a result kept on disk');
+      void this.report(p);
+    }
     // Runs this identity held before a restart are not running here any more: hand them back now
     // rather than after the heartbeat goes stale.
     for (const r of this.cached())
       if (
         r.status?.assignedTo === this.opts.identity &&
         r.status.phase === 'Running' &&
-        !this.active.has(key(r))
+        !this.active.has(key(r)) &&
+        !this.reporting.has(key(r))
       )
         await this.requeue(r, `agent ${this.opts.identity} restarted`, 'restart');
     this.accepting = true;
@@ -191,6 +213,7 @@ export class Agent {
   /** Stops claiming, lets running steps finish until the deadline, then stops and releases the rest. */
   async shutdown(deadlineMs: number): Promise<void> {
     this.accepting = false;
+    this.stopping = true;
     const until = Date.now() + deadlineMs;
     while (this.active.size > 0 && Date.now() < until) await sleep(100);
     const left = [...this.active.values()];
@@ -404,26 +427,20 @@ export class Agent {
         return;
       }
       const end = endStatus({ ...ending, now: new Date() });
-      // The result is known: an API blip must not turn it into a re-execution.
-      await retryTransient(
-        () =>
-          this.owned(claimed, attempts, [
-            {
-              op: 'replace',
-              path: '/status',
-              value: { ...status, heartbeatTime: end.completionTime, ...end },
-            },
-          ]),
-        { deadlineMs: this.opts.staleMs / 2 },
-      );
-
-      this.metrics.ended.inc({ phase: end.phase ?? '' });
-      log.info({ run: k, phase: end.phase, exitCode: end.exitCode }, 'ended');
+      // The result is known: no outage, however long, and no restart may turn it into a second
+      // execution. It goes to disk first, and is reported until the API server takes it.
+      const pending: PendingResult = {
+        namespace: r.metadata.namespace ?? '',
+        name: r.metadata.name ?? '',
+        uid: r.metadata.uid ?? '',
+        attempts,
+        status: { ...status, heartbeatTime: end.completionTime, ...end },
+      };
+      this.reporting.add(k);
+      await this.results.save(pending);
+      if (await this.report(pending)) log.info({ run: k, phase: end.phase, exitCode: end.exitCode }, 'ended');
     } catch (e) {
-      log.warn(
-        { run: k, err: statusMessage(e) },
-        'could not report the end; the Run will be re-queued when stale',
-      );
+      log.warn({ run: k, err: statusMessage(e) }, 'could not keep or report the end');
     } finally {
       this.active.delete(k);
       this.fill();
@@ -482,11 +499,55 @@ export class Agent {
     );
   }
 
+  /**
+   * Reports a kept result until the API server takes it (true) or says the Run is not this
+   * execution's any more (false: deleted, or re-queued by someone else); an agent stopping leaves it
+   * on disk for its next start.
+   */
+  private async report(p: PendingResult): Promise<boolean> {
+    const k = `${p.namespace}/${p.name}`;
+    const target = { metadata: { namespace: p.namespace, name: p.name } } as Run;
+    const most = Math.max(200, Math.min(2000, this.opts.staleMs / 4));
+    try {
+      for (let wait = 100; ; wait = Math.min(most, wait * 2)) {
+        try {
+          await this.owned(target, p.attempts, [{ op: 'replace', path: '/status', value: p.status }]);
+          await this.results.remove(p);
+          this.metrics.ended.inc({ phase: p.status.phase ?? '' });
+          return true;
+        } catch (e) {
+          const code = statusCode(e);
+          if (code === 404 || code === 409 || code === 422) {
+            log.warn(
+              { run: k, err: statusMessage(e) },
+              'the Run is no longer this execution; its result is dropped',
+            );
+            await this.results.remove(p);
+            return false;
+          }
+          if (this.stopping) {
+            log.warn({ run: k }, 'stopping with a result not yet reported; it is kept for the next start');
+            return false;
+          }
+          if (wait >= most)
+            log.warn({ run: k, err: statusMessage(e) }, 'cannot report the end yet; retrying');
+          await sleep(wait);
+        }
+      }
+    } finally {
+      this.reporting.delete(k);
+    }
+  }
+
   private async reapStale(): Promise<void> {
     const now = new Date();
+    const here = performance.now();
     for (const r of this.cached()) {
-      if (!this.serves(r) || this.active.has(key(r))) continue;
-      if (isStale(r, now, this.opts.staleMs))
+      const k = key(r);
+      if (!this.serves(r) || this.active.has(k) || this.reporting.has(k)) continue;
+      const inf = this.informers.find((i) => i.get(r.metadata.namespace ?? '', r.metadata.name ?? ''));
+      const seen = Math.max(this.lastChange.get(k) ?? here, inf?.connectedSince() ?? here);
+      if (mayRequeue(r, now, this.opts.staleMs, here - seen))
         await this.requeue(
           r,
           `agent ${r.status?.assignedTo ?? '?'} sent no heartbeat for ${Math.round(this.opts.staleMs / 1000)}s`,

@@ -147,6 +147,33 @@ describe('ResilientInformer list and watch', () => {
     inf.stop();
   });
 
+  it('says since when it is in touch: not while a watch has failed, again from the first event after', async () => {
+    const s = stub();
+    s.answer(listed('10'));
+    const inf = make(s);
+    await inf.start();
+    await settle();
+    const first = inf.connectedSince();
+    jest.advanceTimersByTime(5000);
+    expect(inf.connectedSince()).toBe(first);
+    s.end(new Error('socket hang up'));
+    await settle();
+    // Out of touch: it vouches for nothing, whatever time it is.
+    jest.advanceTimersByTime(1000);
+    expect(inf.connectedSince()).toBe(performance.now());
+    await settle();
+    // The watch is open again (the request went out) but proves nothing until an event comes.
+    expect(s.calls.filter((c) => c.startsWith('watch'))).toHaveLength(2);
+    jest.advanceTimersByTime(1000);
+    expect(inf.connectedSince()).toBe(performance.now());
+    s.event('BOOKMARK', obj('x', '12'));
+    const back = performance.now();
+    jest.advanceTimersByTime(3000);
+    expect(inf.connectedSince()).toBe(back);
+    expect(back - first).toBeGreaterThanOrEqual(7000);
+    inf.stop();
+  });
+
   it('backs off with growing, jittered pauses after failures, and lists again after several', async () => {
     const s = stub();
     const fail = async () => {

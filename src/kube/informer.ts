@@ -120,6 +120,8 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   private lastProgress = 0;
   private failures = 0;
   private synced = false;
+  private disconnected = true;
+  private connectedAt = Number.POSITIVE_INFINITY;
   private resyncTimer: NodeJS.Timeout | undefined;
   private readonly transform: (o: T) => T;
   private readonly opts: Required<
@@ -211,6 +213,22 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     return this.synced;
   }
 
+  /**
+   * When (performance.now()) this cache was last brought back in touch with the API server: its
+   * first list, or the first list or watch event after a failure (an open watch request proves
+   * nothing: it fails later). What it shows may be stale from before that moment, not after.
+   */
+  connectedSince(): number {
+    // Out of touch now: nothing it shows can be vouched for.
+    return this.disconnected ? performance.now() : this.connectedAt;
+  }
+
+  private reconnected(): void {
+    if (!this.disconnected) return;
+    this.disconnected = false;
+    this.connectedAt = performance.now();
+  }
+
   /** Healthy when the last list or watch event (or clean watch end) is recent. */
   healthy(now = Date.now()): boolean {
     return this.synced && now - this.lastProgress < (this.opts.watchTimeoutSeconds + 60) * 1000;
@@ -248,6 +266,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
       } catch (e) {
         if (!this.active) break;
         this.failures++;
+        this.disconnected = true;
         const base = Math.min(
           this.opts.maxBackoffMs,
           this.opts.minBackoffMs * 2 ** Math.min(this.failures, 10),
@@ -273,6 +292,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     for (const [k, old] of this.items) if (!seen.has(k)) this.remove(old);
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.lastProgress = Date.now();
+    this.reconnected();
     if (!this.synced) {
       this.synced = true;
       this.emit('synced');
@@ -295,6 +315,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
           params,
           (phase: string, obj: T & { code?: number }) => {
             this.lastProgress = Date.now();
+            if (phase !== 'ERROR') this.reconnected();
             if (phase === 'ERROR') {
               if (obj.code === 410) gone = true;
               this.abort?.abort();

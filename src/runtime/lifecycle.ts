@@ -42,6 +42,17 @@ export function isStale(run: Run, now: Date, staleMs: number): boolean {
   return !Number.isFinite(last) || now.getTime() - last > staleMs;
 }
 
+/**
+ * Whether this agent may put back another agent's Run: stale by its heartbeat, and also quiet on
+ * this agent's own clock (`quietMs`: since it last saw the Run change, or since its watch came back
+ * after an outage, whichever is later) for the stale period. So clock skew between machines cannot
+ * make a Run stale early, and after an API outage the holder has a whole stale period to report a
+ * result it kept meanwhile.
+ */
+export function mayRequeue(run: Run, now: Date, staleMs: number, quietMs: number): boolean {
+  return isStale(run, now, staleMs) && quietMs > staleMs;
+}
+
 /** Back to Pending for another agent, the attempt count kept (execution is at-least-once). */
 export function requeueStatus(run: Run, message: string): RunStatus {
   return { phase: 'Pending', attempts: run.status?.attempts ?? 0, message };

@@ -6,6 +6,7 @@ import {
   endStatus,
   isClaimable,
   isStale,
+  mayRequeue,
   isTerminal,
   logTail,
   requeueStatus,
@@ -140,6 +141,17 @@ describe('Run lifecycle', () => {
     expect(isStale(run({ phase: 'Running' }), now, 30_000)).toBe(true);
     expect(isStale(run({ phase: 'Succeeded', heartbeatTime: at(90_000) }), now, 30_000)).toBe(false);
     expect(isStale(run(), now, 30_000)).toBe(false);
+  });
+  it('another agent re-queues only what is stale by its heartbeat and quiet on its own clock', () => {
+    const at = (ms: number) => new Date(now.getTime() - ms).toISOString();
+    const silent = run({ phase: 'Running', heartbeatTime: at(60_000) });
+    expect(mayRequeue(silent, now, 30_000, 31_000)).toBe(true);
+    // Just back from an outage (or a clock ahead of the holder's): not quiet long enough here.
+    expect(mayRequeue(silent, now, 30_000, 1_000)).toBe(false);
+    expect(mayRequeue(run({ phase: 'Running', heartbeatTime: at(1_000) }), now, 30_000, 60_000)).toBe(false);
+    expect(mayRequeue(run({ phase: 'Succeeded', heartbeatTime: at(90_000) }), now, 30_000, 90_000)).toBe(
+      false,
+    );
   });
   it('a re-queued Run keeps its attempts and says why', () => {
     expect(

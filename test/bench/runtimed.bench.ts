@@ -31,19 +31,24 @@ function runBody(name: string, runtime: string, script: string): Run {
 }
 
 /** Runs `one` for RUNS names, CONCURRENCY at a time, timing each from start to end. */
-async function measure(prefix: string, one: (name: string) => Promise<void>): Promise<Result> {
+async function measure(
+  prefix: string,
+  one: (name: string) => Promise<void>,
+  runs = RUNS,
+  inFlight = CONCURRENCY,
+): Promise<Result> {
   const latencies: number[] = [];
   let next = 0;
   const start = performance.now();
   const worker = async () => {
-    while (next < RUNS) {
+    while (next < runs) {
       const name = `${prefix}-${next++}`;
       const t = performance.now();
       await one(name);
       latencies.push(performance.now() - t);
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: inFlight }, worker));
   return { seconds: (performance.now() - start) / 1000, latencies: latencies.sort((a, b) => a - b) };
 }
 
@@ -53,6 +58,8 @@ async function throughAgents(
   prefix: string,
   runtime: string,
   script: string,
+  runs = RUNS,
+  inFlight = CONCURRENCY,
 ): Promise<Result> {
   const waiting = new Map<string, () => void>();
   const inf = new ResilientInformer<Run>(c.admin.kc, {
@@ -67,14 +74,19 @@ async function throughAgents(
   };
   inf.on('update', (_o, r) => check(r));
   await inf.start();
-  const result = await measure(prefix, async (name) => {
-    const done = new Promise<void>((res) => waiting.set(name, res));
-    await c.admin.custom.createNamespacedCustomObject({
-      ...crd('runs', c.namespace),
-      body: runBody(name, runtime, script),
-    });
-    await done;
-  });
+  const result = await measure(
+    prefix,
+    async (name) => {
+      const done = new Promise<void>((res) => waiting.set(name, res));
+      await c.admin.custom.createNamespacedCustomObject({
+        ...crd('runs', c.namespace),
+        body: runBody(name, runtime, script),
+      });
+      await done;
+    },
+    runs,
+    inFlight,
+  );
   inf.stop();
   return result;
 }
@@ -184,10 +196,20 @@ async function sandboxCost(c: Awaited<ReturnType<typeof testCluster>>): Promise<
     ),
   );
   try {
+    // One at a time first: what the sandbox adds to a step, without queueing behind others.
+    const ALONE = 50;
+    const aloneWith = await throughAgents(c, 'sbx1', 'bench-sandboxed', 'true', ALONE, 1);
+    const aloneWithout = await throughAgents(c, 'bare1', 'bench-bare', 'true', ALONE, 1);
     const withIt = await throughAgents(c, 'sbx', 'bench-sandboxed', 'true');
     const without = await throughAgents(c, 'bare', 'bench-bare', 'true');
     const rate = (r: Result) => RUNS / r.seconds;
-    console.log('the step sandbox (bubblewrap), `true`, one agent each:');
+    console.log(`the step sandbox (bubblewrap), \`true\`, ${ALONE} Runs one at a time:`);
+    console.log(
+      `  sandboxed   p50 ${q(aloneWith.latencies, 0.5).toFixed(0)} ms   bare p50 ${q(aloneWithout.latencies, 0.5).toFixed(0)} ms   cost per step ${(q(aloneWith.latencies, 0.5) - q(aloneWithout.latencies, 0.5)).toFixed(0)} ms (aim: at most 10)`,
+    );
+    console.log(
+      `the same, ${RUNS} Runs, ${CONCURRENCY} in flight, one agent each (2 cores: bwrap's own work queues):`,
+    );
     console.log(
       `  sandboxed   ${rate(withIt).toFixed(1)} Runs/s   p50 ${q(withIt.latencies, 0.5).toFixed(0)} ms  p99 ${q(withIt.latencies, 0.99).toFixed(0)} ms`,
     );

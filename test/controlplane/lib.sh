@@ -32,12 +32,13 @@ build_dist() {
 }
 
 # Starts the admission webhook from this checkout and registers the local webhook configurations.
+# Its --run-stale-seconds is at most the shortest --stale-seconds of the agents the suites start.
 start_webhook() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
   (cd "$root" && KRT_COMPONENT=webhook exec setsid node --enable-source-maps dist/webhook/main.js \
     --host 127.0.0.1 --port "$WEBHOOK_PORT" --cert "$pki/webhook.crt" --key "$pki/webhook.key" \
-    --kubeconfig "$state/kubeconfig-webhook" >>"$logs/webhook.log" 2>&1 </dev/null) &
+    --kubeconfig "$state/kubeconfig-webhook" --run-stale-seconds 2 >>"$logs/webhook.log" 2>&1 </dev/null) &
   echo $! > "$pids/webhook.pid"
 }
 
