@@ -14,6 +14,13 @@ stop_pid() { # PID NAME
 }
 
 stopped=0
+# Supervisors first, or they would start again what is stopped below.
+for c in "${COMPONENTS[@]}"; do
+  [ -f "$pids/$c.supervisor" ] || continue
+  touch "$pids/$c.stop"
+  kill -TERM "$(cat "$pids/$c.supervisor")" 2>/dev/null
+  rm -f "$pids/$c.supervisor"
+done
 # Reverse order: clients before the servers they talk to.
 for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
   c=${COMPONENTS[$i]}

@@ -26,6 +26,35 @@ webhook_ready() {
   curl -sf --max-time 2 --cacert "$pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/readyz" >/dev/null 2>&1
 }
 
+# The product's processes run under supervise.sh (restarted when they exit, as in a Deployment), in
+# a session of their own. Starting one that is already supervised does nothing: it comes back on
+# its own. $pids/NAME.pid is the process, $pids/NAME.supervisor its supervisor.
+supervised() { local p; p=$(cat "$pids/$1.supervisor" 2>/dev/null) && [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+supervise() { # NAME COMMAND...
+  local name=$1; shift
+  if supervised "$name"; then log "$name is supervised already; it restarts on its own"; return 0; fi
+  rm -f "$pids/$name.stop" "$pids/$name.pid"
+  (cd "$root" && KRT_COMPONENT=$name exec setsid "$root/test/controlplane/supervise.sh" "$name" "$@" \
+    >/dev/null 2>&1 </dev/null) &
+  # The process id is written by the supervisor; wait for it, so callers can read it.
+  for _ in $(seq 1 50); do [ -s "$pids/$name.pid" ] && supervised "$name" && return 0; sleep 0.1; done
+  die "the supervisor of $name did not start"
+}
+# Ends supervision and stops the process (TERM, then KILL after 10 s).
+unsupervise() { # NAME
+  local name=$1 p s
+  touch "$pids/$name.stop"
+  s=$(cat "$pids/$name.supervisor" 2>/dev/null || true)
+  p=$(pid_of "$name")
+  if [ -n "$p" ]; then
+    kill -TERM "$p" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL "$p" 2>/dev/null || true
+  fi
+  if [ -n "$s" ]; then kill -TERM "$s" 2>/dev/null || true; fi
+  rm -f "$pids/$name.pid" "$pids/$name.supervisor"
+}
+
 # The processes run compiled JavaScript, as a cluster image would (tsx's per-call helpers cost a third).
 build_dist() {
   (cd "$root" && node_modules/.bin/tsc -p tsconfig.build.json) || die "the TypeScript build failed"
@@ -36,10 +65,9 @@ build_dist() {
 start_webhook() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
-  (cd "$root" && KRT_COMPONENT=webhook exec setsid node --enable-source-maps dist/webhook/main.js \
+  supervise webhook node --enable-source-maps dist/webhook/main.js \
     --host 127.0.0.1 --port "$WEBHOOK_PORT" --cert "$pki/webhook.crt" --key "$pki/webhook.key" \
-    --kubeconfig "$state/kubeconfig-webhook" --run-stale-seconds 2 >>"$logs/webhook.log" 2>&1 </dev/null) &
-  echo $! > "$pids/webhook.pid"
+    --kubeconfig "$state/kubeconfig-webhook" --run-stale-seconds 2
 }
 
 register_webhook() {
@@ -61,10 +89,8 @@ controller_ready() {
 start_controller() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
-  (cd "$root" && KRT_COMPONENT=controller exec setsid node --enable-source-maps dist/controller/main.js \
-    --kubeconfig "$state/kubeconfig-controller" --metrics-port "$CONTROLLER_PORT" --identity local-controller \
-    >>"$logs/controller.log" 2>&1 </dev/null) &
-  echo $! > "$pids/controller.pid"
+  supervise controller node --enable-source-maps dist/controller/main.js \
+    --kubeconfig "$state/kubeconfig-controller" --metrics-port "$CONTROLLER_PORT" --identity local-controller
 }
 
 runtimed_ready() {
@@ -82,10 +108,8 @@ start_runtimed() {
   # Steps' folders where their uids can reach them whatever the clone's parents allow (a mktemp -d
   # clone is 0700): a folder of this checkout under /tmp.
   local work; work="/tmp/kruntimes-steps-$(printf %s "$root" | sha256sum | cut -c1-12)"
-  (cd "$root" && KRT_COMPONENT=runtimed exec setsid node --enable-source-maps dist/runtimed/main.js \
+  supervise runtimed node --enable-source-maps dist/runtimed/main.js \
     --kubeconfig "$state/kubeconfig-runtimed" --identity local-runtimed --data-dir "$state/runtimed" \
     --host 127.0.0.1 --port "$RUNTIMED_PORT" --cert "$pki/runtimed.crt" --key "$pki/runtimed.key" \
-    --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 --bwrap "$bwrap" --work-dir "$work" \
-    >>"$logs/runtimed.log" 2>&1 </dev/null) &
-  echo $! > "$pids/runtimed.pid"
+    --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 --bwrap "$bwrap" --work-dir "$work"
 }

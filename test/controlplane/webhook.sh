@@ -5,12 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 stop() {
-  local p; p=$(pid_of webhook)
-  [ -n "$p" ] || return 0
-  kill -TERM "$p" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$p" 2>/dev/null || true
-  rm -f "$pids/webhook.pid"
+  unsupervise webhook
 }
 
 start() {

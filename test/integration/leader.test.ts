@@ -1,7 +1,7 @@
 // Two controller replicas: only the lease holder acts; killing it hands over within the lease
 // duration (plus one retry period).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { crd } from '../../src/kube/client.js';
@@ -129,6 +129,9 @@ it('only the leader acts, and a killed leader is replaced within the lease durat
   expect(await metric(port, 'krt_controller_is_leader')).toBe(0);
   expect(await metric(port, 'krt_controller_api_writes_total')).toBe(0);
 
+  // For good: its supervisor (the local Deployment) would start it again at once, and with its
+  // stable identity it would take its own Lease back.
+  writeFileSync(join(stateDir, 'pids', 'controller.stop'), '');
   process.kill(mainPid, 'SIGKILL');
   await eventually(
     async () => (await metric(port, 'krt_controller_is_leader')) === 1,
