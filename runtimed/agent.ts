@@ -437,7 +437,10 @@ export class Agent {
         status: { ...status, heartbeatTime: end.completionTime, ...end },
       };
       this.reporting.add(k);
-      await this.results.save(pending);
+      // A disk that refuses it (full, read-only) loses the restart guarantee, not the report.
+      await this.results
+        .save(pending)
+        .catch((e: unknown) => log.warn({ run: k, err: String(e) }, 'could not keep the result on disk'));
       if (await this.report(pending)) log.info({ run: k, phase: end.phase, exitCode: end.exitCode }, 'ended');
     } catch (e) {
       log.warn({ run: k, err: statusMessage(e) }, 'could not keep or report the end');
