@@ -57,7 +57,8 @@ interface Active {
   beat: number;
 }
 
-const key = (r: Run) => `${r.metadata.namespace ?? ''}/${r.metadata.name ?? ''}`;
+const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+const key = (r: Run) => keyOf(r.metadata.namespace ?? '', r.metadata.name ?? '');
 /** How long an agent leaves a new Run to the agent rendezvous hashing prefers. */
 const DEFER_MS = 300;
 
@@ -188,8 +189,8 @@ export class Agent {
     await Promise.all(this.informers.map((i) => i.start()));
     // Results an earlier life of this agent kept: reported, never executed again.
     for (const p of await this.results.list()) {
-      this.reporting.add(`${p.namespace}/${p.name}`);
-      log.info({ run: `${p.namespace}/${p.name}`, attempt: p.attempts }, 'reporting a result kept on disk');
+      this.reporting.add(keyOf(p.namespace, p.name));
+      log.info({ run: keyOf(p.namespace, p.name), attempt: p.attempts }, 'reporting a result kept on disk');
       void this.report(p);
     }
     // Runs this identity held before a restart are not running here any more: hand them back now
@@ -508,7 +509,7 @@ export class Agent {
    * on disk for its next start.
    */
   private async report(p: PendingResult): Promise<boolean> {
-    const k = `${p.namespace}/${p.name}`;
+    const k = keyOf(p.namespace, p.name);
     const target = { metadata: { namespace: p.namespace, name: p.name } } as Run;
     const most = Math.max(200, Math.min(2000, this.opts.staleMs / 4));
     try {
@@ -545,17 +546,19 @@ export class Agent {
   private async reapStale(): Promise<void> {
     const now = new Date();
     const here = performance.now();
-    for (const r of this.cached()) {
-      const k = key(r);
-      if (!this.serves(r) || this.active.has(k) || this.reporting.has(k)) continue;
-      const inf = this.informers.find((i) => i.get(r.metadata.namespace ?? '', r.metadata.name ?? ''));
-      const seen = Math.max(this.lastChange.get(k) ?? here, inf?.connectedSince() ?? here);
-      if (mayRequeue(r, now, this.opts.staleMs, here - seen))
-        await this.requeue(
-          r,
-          `agent ${r.status?.assignedTo ?? '?'} sent no heartbeat for ${Math.round(this.opts.staleMs / 1000)}s`,
-          'stale',
-        );
+    for (const inf of this.informers) {
+      const connected = inf.connectedSince();
+      for (const r of inf.list()) {
+        const k = key(r);
+        if (!this.serves(r) || this.active.has(k) || this.reporting.has(k)) continue;
+        const seen = Math.max(this.lastChange.get(k) ?? here, connected);
+        if (mayRequeue(r, now, this.opts.staleMs, here - seen))
+          await this.requeue(
+            r,
+            `agent ${r.status?.assignedTo ?? '?'} sent no heartbeat for ${Math.round(this.opts.staleMs / 1000)}s`,
+            'stale',
+          );
+      }
     }
   }
 

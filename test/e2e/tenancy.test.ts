@@ -3,19 +3,13 @@
 // limits within the agent's ceiling; an agent writes only the status of the Runs it holds. Real API
 // server, webhook, controller, runtimed, bubblewrap and bash.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import * as k8s from '@kubernetes/client-node';
-import { parse, stringify } from 'yaml';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
-import { crd, loadKubeConfig, makeClients, type Clients } from '../../src/kube/client.js';
+import { crd, type Clients } from '../../src/kube/client.js';
 import { AGENT_EXTRA } from '../../src/validate/run-status.js';
-import { agentKubeconfig } from '../harness/agent.js';
+import { agentClients } from '../harness/agent.js';
 import { rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { krt } from '../harness/krt.js';
-import { createRun, getRun, runInPhase, workflowRunInPhase } from '../harness/objects.js';
-import { stateDir } from '../harness/paths.js';
+import { createRun, getRun, patchRun, runInPhase, workflowRunInPhase } from '../harness/objects.js';
 
 let c: TestCluster;
 const password = `pa55-${randomBytes(8).toString('hex')}`;
@@ -165,13 +159,8 @@ describe('limits asked by a Run', () => {
 });
 
 describe('an agent writes the status of the Runs it holds only', () => {
-  const dir = () => mkdtempSync(join(tmpdir(), 'krt-tenancy-'));
-  const as = (identity: string): Clients => makeClients(loadKubeConfig(agentKubeconfig(identity, dir())));
-  const status = (who: Clients, name: string, body: object) =>
-    who.custom.patchNamespacedCustomObjectStatus(
-      { ...crd('runs', c.namespace), name, body },
-      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-    ) as Promise<Run>;
+  const as = agentClients;
+  const status = (who: Clients, name: string, body: object) => patchRun(c, name, body, true, who);
   const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
   // A runtime no agent serves: the Runs wait for the claims this test makes.
   const spec = { runtime: 'tenancy-nobody', script: 'true' };
@@ -224,15 +213,9 @@ describe('an agent writes the status of the Runs it holds only', () => {
   });
 
   it('runtimed without an agent identity writes no status', async () => {
-    const doc = parse(readFileSync(join(stateDir, 'kubeconfig-runtimed'), 'utf8')) as {
-      users: { user: Record<string, unknown> }[];
-    };
-    for (const u of doc.users) delete u.user['as-user-extra'];
-    const file = join(dir(), 'kubeconfig');
-    writeFileSync(file, stringify(doc), { mode: 0o600 });
     await createRun(c, 'anonymous', spec);
     const r = await rejection(
-      status(makeClients(loadKubeConfig(file)), 'anonymous', {
+      status(as(undefined), 'anonymous', {
         status: { phase: 'Running', assignedTo: 'x', attempts: 1 },
       }),
     );

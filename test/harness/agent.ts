@@ -1,7 +1,9 @@
 // Extra runtimed processes for suites that kill, restart or pair agents. Each serves its own
 // runtime name (a pool of the built-in bash runtime), so the shared local agent leaves its Runs alone.
 import { createHash } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { loadKubeConfig, makeClients, type Clients } from '../../src/kube/client.js';
 import { parse, stringify } from 'yaml';
 import { AGENT_EXTRA } from '../../src/validate/run-status.js';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,15 +37,23 @@ export interface AgentFlags {
 /**
  * As the runtimed service account, so the suites exercise config/rbac, with the Pod name admission
  * tells agents apart by (as a Pod-bound token carries it): the local agent's kubeconfig, renamed.
+ * Without an identity: the service account with no Pod name at all.
  */
-export function agentKubeconfig(identity: string, dir: string): string {
+export function agentKubeconfig(identity: string | undefined, dir: string): string {
   const doc = parse(readFileSync(join(stateDir, 'kubeconfig-runtimed'), 'utf8')) as {
     users: { user: Record<string, unknown> }[];
   };
-  for (const u of doc.users) u.user['as-user-extra'] = { [AGENT_EXTRA]: [identity] };
+  for (const u of doc.users)
+    if (identity) u.user['as-user-extra'] = { [AGENT_EXTRA]: [identity] };
+    else delete u.user['as-user-extra'];
   const file = join(dir, 'kubeconfig');
   writeFileSync(file, stringify(doc), { mode: 0o600 });
   return file;
+}
+
+/** API clients acting as a runtimed agent (see agentKubeconfig), for tests that write as one. */
+export function agentClients(identity: string | undefined): Clients {
+  return makeClients(loadKubeConfig(agentKubeconfig(identity, mkdtempSync(join(tmpdir(), 'krt-agent-')))));
 }
 
 export async function startAgent(f: AgentFlags): Promise<AgentProcess> {

@@ -1,6 +1,6 @@
 // The local controller process, for suites that kill and restart it.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, stateDir } from './paths.js';
 
@@ -19,3 +19,6 @@ export const startController = () =>
   spawnSync('bash', ['-c', `. ${join(repoRoot, 'test/controlplane/lib.sh')} && start_controller`], {
     stdio: 'ignore',
   });
+
+/** The next exit of the local controller is for good: its supervisor does not start it again. */
+export const endControllerSupervision = () => writeFileSync(join(stateDir, 'pids', 'controller.stop'), '');

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd, type Clients } from '../../src/kube/client.js';
 import { eventually, type TestCluster } from './cluster.js';
 
 export async function createRun(c: TestCluster, name: string, spec: Partial<Run['spec']>): Promise<Run> {
@@ -29,12 +29,19 @@ export async function getWorkflowRun(c: TestCluster, name: string): Promise<Work
   })) as WorkflowRun;
 }
 
-export async function patchRun(c: TestCluster, name: string, body: object, status = false): Promise<Run> {
+/** A merge patch of a Run (or its status), as admin unless `as` says who. */
+export async function patchRun(
+  c: TestCluster,
+  name: string,
+  body: object,
+  status = false,
+  as: Clients = c.admin,
+): Promise<Run> {
   const args = { ...crd('runs', c.namespace), name, body };
   const opts = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
   return (await (status
-    ? c.admin.custom.patchNamespacedCustomObjectStatus(args, opts)
-    : c.admin.custom.patchNamespacedCustomObject(args, opts))) as Run;
+    ? as.custom.patchNamespacedCustomObjectStatus(args, opts)
+    : as.custom.patchNamespacedCustomObject(args, opts))) as Run;
 }
 
 /** Polls `get` until the object exists and is in one of the phases; returns it. */

@@ -1,13 +1,14 @@
 // Two controller replicas: only the lease holder acts; killing it hands over within the lease
 // duration (plus one retry period).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { crd } from '../../src/kube/client.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { adminKubeconfig, repoRoot, stateDir } from '../harness/paths.js';
 import { processAlive } from '../harness/webhook.js';
+import { endControllerSupervision, startController } from '../harness/controller.js';
 
 const LEASE_SECONDS = 15;
 const RETRY_SECONDS = 2;
@@ -52,10 +53,7 @@ afterAll(async () => {
     await new Promise((r) => replica?.once('exit', r));
   }
   const mainPid = Number(readFileSync(join(stateDir, 'pids', 'controller.pid'), 'utf8'));
-  if (!processAlive(mainPid))
-    spawnSync('bash', ['-c', `. ${join(repoRoot, 'test/controlplane/lib.sh')} && start_controller`], {
-      stdio: 'ignore',
-    });
+  if (!processAlive(mainPid)) startController();
   await eventually(
     async () => (await metric(ports().CONTROLLER_PORT as number, 'krt_controller_is_leader')) === 1,
     40000,
@@ -131,7 +129,7 @@ it('only the leader acts, and a killed leader is replaced within the lease durat
 
   // For good: its supervisor (the local Deployment) would start it again at once, and with its
   // stable identity it would take its own Lease back.
-  writeFileSync(join(stateDir, 'pids', 'controller.stop'), '');
+  endControllerSupervision();
   process.kill(mainPid, 'SIGKILL');
   await eventually(
     async () => (await metric(port, 'krt_controller_is_leader')) === 1,

@@ -1,12 +1,8 @@
 // failurePolicy: Fail. With the webhook process stopped, nothing of ours can be created unchecked;
 // deletion, which the webhook only warns about, is not held up (failurePolicy: Ignore for DELETE).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import * as k8s from '@kubernetes/client-node';
-import { crd, loadKubeConfig, makeClients, statusCode, type Clients } from '../../src/kube/client.js';
-import { agentKubeconfig } from '../harness/agent.js';
-import { createRun } from '../harness/objects.js';
+import { crd, statusCode, type Clients } from '../../src/kube/client.js';
+import { agentClients } from '../harness/agent.js';
+import { createRun, patchRun } from '../harness/objects.js';
 import { eventually, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { processAlive, webhookControl, webhookEndpoint } from '../harness/webhook.js';
 
@@ -82,13 +78,8 @@ it('lets Workflows and a namespace holding them be deleted while the webhook is 
 });
 
 it("lets a Run's holder report while the webhook is down, and holds up every other agent's write", async () => {
-  const as = (identity: string): Clients =>
-    makeClients(loadKubeConfig(agentKubeconfig(identity, mkdtempSync(join(tmpdir(), 'krt-down-')))));
-  const status = (who: Clients, body: object) =>
-    who.custom.patchNamespacedCustomObjectStatus(
-      { ...crd('runs', c.namespace), name: 'held', body },
-      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-    );
+  const as = agentClients;
+  const status = (who: Clients, body: object) => patchRun(c, 'held', body, true, who);
   const holder = as('holder');
   const other = as('other');
   // A runtime no agent serves: nobody but this test writes the Run.
