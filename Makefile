@@ -26,6 +26,7 @@ node_modules/.installed: package.json package-lock.json .node-version
 
 build: install
 	node_modules/.bin/tsc -p tsconfig.build.json
+	node tools/bundle.mjs
 
 # Builds the pinned control plane into the cache outside the repository (slow only the first time).
 controlplane:

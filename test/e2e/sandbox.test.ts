@@ -51,7 +51,7 @@ describe('a hostile step', () => {
         ),
         // Every command line this step can see: none of the agent's.
         // ([r]: so that grep's own command line does not count.)
-        'echo "agent=$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\\0" " " | grep -c "dist/[r]untimed")" >> "$KRT_OUTPUT"',
+        'echo "agent=$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\\0" " " | grep -c "[r]untimed/main.js")" >> "$KRT_OUTPUT"',
         'echo "kube=$(env | grep -ci kube)" >> "$KRT_OUTPUT"',
         'echo "uid=$(id -u)" >> "$KRT_OUTPUT"',
       ].join('\n'),

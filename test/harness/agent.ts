@@ -7,7 +7,7 @@ import { loadKubeConfig, makeClients, type Clients } from '../../src/kube/client
 import { parse, stringify } from 'yaml';
 import { AGENT_EXTRA } from '../../src/validate/run-status.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { repoRoot, stateDir } from './paths.js';
+import { componentCommand, stateDir } from './paths.js';
 import { join } from 'node:path';
 
 export interface AgentProcess {
@@ -62,7 +62,7 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
   const proc = spawn(
     process.execPath,
     [
-      join(repoRoot, 'dist/runtimed/main.js'),
+      ...componentCommand('runtimed'),
       '--kubeconfig',
       agentKubeconfig(f.identity, f.dataDir),
       '--identity',

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { crd } from '../../src/kube/client.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
-import { adminKubeconfig, repoRoot, stateDir } from '../harness/paths.js';
+import { adminKubeconfig, componentCommand, stateDir } from '../harness/paths.js';
 import { processAlive } from '../harness/webhook.js';
 import { endControllerSupervision, startController } from '../harness/controller.js';
 
@@ -91,7 +91,7 @@ it('only the leader acts, and a killed leader is replaced within the lease durat
   replica = spawn(
     'node',
     [
-      join(repoRoot, 'dist/controller/main.js'),
+      ...componentCommand('controller'),
       '--kubeconfig',
       adminKubeconfig,
       '--metrics-port',
