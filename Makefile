@@ -15,7 +15,7 @@ endif
 export NODE_OPTIONS := --experimental-vm-modules
 JEST := node_modules/.bin/jest
 
-.PHONY: install build up down test unit integration demo bench lint format gen controlplane
+.PHONY: install build up down test unit integration demo bench chaos memory lint format gen controlplane
 
 install: node_modules/.installed
 
@@ -59,6 +59,15 @@ bench: up
 	node_modules/.bin/tsx test/bench/webhook.bench.ts
 	node_modules/.bin/tsx test/bench/controller.bench.ts
 	node_modules/.bin/tsx test/bench/runtimed.bench.ts
+
+# Load with faults injected (test/chaos/chaos.ts): 2,000 WorkflowRuns, one table, bounded at about
+# 20 minutes on 2 cores. Uses (and starts if needed) the local environment.
+chaos: up
+	node_modules/.bin/tsx test/chaos/chaos.ts
+
+# RSS of the controller, webhook and runtimed with 10,000 finished WorkflowRuns in the cluster.
+memory: up
+	node_modules/.bin/tsx test/chaos/memory.ts
 
 lint: install
 	node_modules/.bin/tsc -p tsconfig.json --noEmit

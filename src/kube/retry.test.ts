@@ -1,5 +1,11 @@
 import { ApiException } from '@kubernetes/client-node';
-import { isDeterministicRefusal, isNamespaceTerminating, isTransient, retryTransient } from './retry.js';
+import {
+  isAuthorizationDenial,
+  isDeterministicRefusal,
+  isNamespaceTerminating,
+  isTransient,
+  retryTransient,
+} from './retry.js';
 
 const api = (code: number) => new ApiException(code, 'x', '', {});
 
@@ -88,5 +94,16 @@ describe('isDeterministicRefusal', () => {
     );
     expect(isNamespaceTerminating(terminating)).toBe(true);
     expect(isDeterministicRefusal(terminating)).toBe(false);
+  });
+  it('is false for an authorization denial: an API server just started answers so until its RBAC caches fill', () => {
+    const rbac = status(
+      403,
+      'runs.kruntimes.io is forbidden: User "system:serviceaccount:kruntimes-system:kruntimes-controller" cannot create resource "runs" in API group "kruntimes.io" in the namespace "n"',
+    );
+    expect(isAuthorizationDenial(rbac)).toBe(true);
+    expect(isDeterministicRefusal(rbac)).toBe(false);
+    const webhook = status(403, 'admission webhook "validate.kruntimes.io" denied the request: spec.jobs: bad');
+    expect(isAuthorizationDenial(webhook)).toBe(false);
+    expect(isDeterministicRefusal(webhook)).toBe(true);
   });
 });

@@ -21,12 +21,22 @@ export function isNamespaceTerminating(e: unknown): boolean {
 }
 
 /**
+ * RBAC said no (`User "x" cannot create resource "runs"`). Not an answer about the object: an API
+ * server that has just started answers so until its authorizer's caches fill (seen under `make
+ * chaos`), and a missing grant is mended by an operator; either way the write is retried, as
+ * Kubernetes' own controllers do.
+ */
+export function isAuthorizationDenial(e: unknown): boolean {
+  return statusCode(e) === 403 && /\bcannot [a-z]+ resource\b/.test(statusMessage(e));
+}
+
+/**
  * A refusal that the same request will meet again: admission denied it (a webhook or a policy), the
  * object is invalid or too large. Retrying it would only repeat the answer.
  */
 export function isDeterministicRefusal(e: unknown): boolean {
   const code = statusCode(e);
-  if (code === 403) return !isNamespaceTerminating(e);
+  if (code === 403) return !isNamespaceTerminating(e) && !isAuthorizationDenial(e);
   return code === 400 || code === 413 || code === 422;
 }
 

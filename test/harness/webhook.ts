@@ -17,14 +17,7 @@ export function webhookControl(action: 'stop' | 'start'): void {
   if (r.status !== 0) throw new Error(`webhook ${action} failed: ${r.stderr}`);
 }
 
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { processAlive } from './processes.js';
 
 /** POSTs an AdmissionReview body to the webhook's /validate over the given (keep-alive) agent. */
 export function postReview(

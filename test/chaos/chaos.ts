@@ -1,0 +1,341 @@
+// `make chaos`: WorkflowRuns created at a steady rate while faults are injected into the local
+// environment, then every run is checked (finished, outputs, each step's side effect once, no
+// extra object) and one table is printed. Bounded: KRT_CHAOS_RUNS runs (2000) over
+// KRT_CHAOS_CREATE_SECONDS (720), then at most KRT_CHAOS_SETTLE_SECONDS (360) for the rest.
+// KRT_CHAOS_FAULTS=none runs the load alone, for comparison. Exits non-zero when a run is lost or wrong, a step ran twice or an object was duplicated.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkflowRun } from '../../src/api/types.js';
+import { crd, statusCode, statusMessage } from '../../src/kube/client.js';
+import { ResilientInformer } from '../../src/kube/informer.js';
+import { rawJson } from '../../src/kube/raw.js';
+import { controllerSees, webhookSees } from '../harness/caches.js';
+import { channel } from '../harness/channel.js';
+import { testCluster, type TestCluster } from '../harness/cluster.js';
+import { stateDir } from '../harness/paths.js';
+import { pidOf } from '../harness/processes.js';
+import {
+  admissionProbe,
+  apiServerDown,
+  etcdRestart,
+  killComponent,
+  webhookUnresponsive,
+  type Fault,
+  type FaultKind,
+  type Probe,
+} from './faults.js';
+import { classifyExecutions, parseEffect, table, type Effect } from './report.js';
+import { workflows, workload, type Expected } from './workload.js';
+
+const RUNS = Number(process.env.KRT_CHAOS_RUNS ?? 2000);
+const CREATE_SECONDS = Number(process.env.KRT_CHAOS_CREATE_SECONDS ?? 720);
+const SETTLE_SECONDS = Number(process.env.KRT_CHAOS_SETTLE_SECONDS ?? 360);
+const FAULTS: FaultKind[] = [
+  ...Array<FaultKind>(3).fill('controller SIGKILL'),
+  ...Array<FaultKind>(3).fill('runtimed SIGKILL'),
+  ...Array<FaultKind>(3).fill('webhook SIGKILL'),
+  ...Array<FaultKind>(2).fill('kube-apiserver down 5 s'),
+  'kube-apiserver down 60 s',
+  ...Array<FaultKind>(2).fill('etcd restart'),
+  ...Array<FaultKind>(2).fill('webhook unresponsive'),
+];
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (msg: string) => process.stderr.write(`chaos ${new Date().toISOString().slice(11, 19)} ${msg}\n`);
+
+// A seeded shuffle, so one run's order of faults can be repeated (KRT_CHAOS_SEED).
+function shuffled<T>(items: T[], seed: number): T[] {
+  let s = seed >>> 0 || 1;
+  const next = () => ((s = (s * 1103515245 + 12345) >>> 0) % 2 ** 31) / 2 ** 31;
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+const rssMiB = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+};
+
+/** apiserver_request_total summed, or undefined when the API server does not answer. */
+function apiRequestsNow(): number | undefined {
+  const port = /API_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
+  const pki = join(stateDir, 'pki');
+  const r = spawnSync(
+    'curl',
+    [
+      '-sf',
+      '--max-time',
+      '5',
+      '--cacert',
+      join(pki, 'ca.crt'),
+      '--cert',
+      join(pki, 'admin.crt'),
+      '--key',
+      join(pki, 'admin.key'),
+      `https://127.0.0.1:${port}/metrics`,
+    ],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  if (r.status !== 0) return undefined;
+  return [...r.stdout.matchAll(/^apiserver_request_total\{[^}]*\} (\d+)/gm)].reduce(
+    (a, m) => a + Number(m[1]),
+    0,
+  );
+}
+
+/** Counts every request across API server restarts (its counters start again at zero). */
+class RequestCounter {
+  private total = 0;
+  private last = 0;
+  sample(): void {
+    const now = apiRequestsNow();
+    if (now === undefined) return;
+    this.total += now >= this.last ? now - this.last : now;
+    this.last = now;
+  }
+  get value(): number {
+    return this.total;
+  }
+}
+
+async function countObjects(c: TestCluster, plural: 'runs' | 'workflowruns'): Promise<number> {
+  let n = 0;
+  let cont = '';
+  do {
+    const page = (await rawJson(
+      c.admin.kc,
+      'GET',
+      `/apis/kruntimes.io/v1alpha1/namespaces/${c.namespace}/${plural}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
+    )) as { items: unknown[]; metadata: { continue?: string } };
+    n += page.items.length;
+    cont = page.metadata.continue ?? '';
+  } while (cont);
+  return n;
+}
+
+async function main() {
+  const started = Date.now();
+  const c = await testCluster('chaos');
+  const ch = await channel();
+  const effects = ch.journal();
+  log(`namespace ${c.namespace}: ${RUNS} runs over ${CREATE_SECONDS} s, ${FAULTS.length} faults`);
+  for (const w of workflows(c.namespace, effects.append))
+    await c.admin.custom.createNamespacedCustomObject({
+      ...crd('workflows', c.namespace),
+      body: w as object,
+    });
+  await controllerSees(c, 'chaos-l1', 'chaos-l2', 'chaos-l3');
+  await webhookSees(c, 'chaos-l1', 'chaos-l2', 'chaos-l3');
+
+  const created = new Map<string, { at: number; expected: Expected }>();
+  const finished = new Map<string, { at: number; run: WorkflowRun }>();
+  const roots = new ResilientInformer<WorkflowRun>(c.admin.kc, {
+    path: `/apis/kruntimes.io/v1alpha1/namespaces/${c.namespace}/workflowruns`,
+  });
+  // Roots and their children; the verdict reads the roots.
+  const seen = (r: WorkflowRun) => {
+    const name = r.metadata?.name ?? '';
+    const phase = r.status?.phase;
+    if ((phase === 'Succeeded' || phase === 'Failed') && !finished.has(name))
+      finished.set(name, { at: Date.now(), run: r });
+  };
+  roots.on('add', seen);
+  roots.on('update', (_o, r) => seen(r));
+  await roots.start();
+
+  const peak: Record<string, number> = {
+    controller: 0,
+    webhook: 0,
+    runtimed: 0,
+    'kube-apiserver': 0,
+    etcd: 0,
+  };
+  const rss = setInterval(() => {
+    for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k] ?? 0, rssMiB(pidOf(k)));
+  }, 1000);
+  const requests = new RequestCounter();
+  requests.sample();
+  const requestTimer = setInterval(() => requests.sample(), 10_000);
+
+  // Load: one create every CREATE_SECONDS / RUNS, each retried until the API server takes it
+  // (it may be down, or admission may time out, on purpose).
+  let refusedAttempts = 0;
+  let notCreated = 0;
+  const creates: Promise<void>[] = [];
+  const loadStart = Date.now();
+  const create = async (i: number) => {
+    const w = workload(i, effects.append);
+    const giveUp = Date.now() + 10 * 60_000;
+    for (;;) {
+      try {
+        await c.admin.custom.createNamespacedCustomObject({
+          ...crd('workflowruns', c.namespace),
+          body: w.body,
+        });
+        break;
+      } catch (e) {
+        if (statusCode(e) === 409) break; // stored, though the answer was lost
+        refusedAttempts++;
+        if (Date.now() > giveUp) {
+          notCreated++;
+          log(`gave up creating ${w.name}: ${statusMessage(e)}`);
+          return;
+        }
+        await pause(1000);
+      }
+    }
+    created.set(w.name, { at: Date.now(), expected: w.expected });
+  };
+  const load = (async () => {
+    for (let i = 0; i < RUNS; i++) {
+      const due = loadStart + (i * CREATE_SECONDS * 1000) / RUNS;
+      if (due > Date.now()) await pause(due - Date.now());
+      creates.push(create(i));
+      if (i % 200 === 0) log(`created ${i}`);
+    }
+    await Promise.all(creates);
+  })();
+
+  // Faults, one at a time at random moments while the load runs.
+  const faults: Fault[] = [];
+  let unvalidated = 0;
+  let probes = 0;
+  const probe = async (): Promise<Probe> => {
+    const p = await admissionProbe(c, `chaos-unvalidated-${probes++}`);
+    if (p.stored) unvalidated++;
+    return p;
+  };
+  const inject = (kind: FaultKind): Promise<Fault> => {
+    switch (kind) {
+      case 'controller SIGKILL':
+        return killComponent('controller');
+      case 'runtimed SIGKILL':
+        return killComponent('runtimed');
+      case 'webhook SIGKILL':
+        return killComponent('webhook');
+      case 'kube-apiserver down 5 s':
+        requests.sample();
+        return apiServerDown(5);
+      case 'kube-apiserver down 60 s':
+        requests.sample();
+        return apiServerDown(60);
+      case 'etcd restart':
+        return etcdRestart();
+      case 'webhook unresponsive':
+        return webhookUnresponsive(12, probe);
+    }
+  };
+  const seed = Number(process.env.KRT_CHAOS_SEED ?? Date.now() % 100000);
+  log(`fault order seed ${seed} (KRT_CHAOS_SEED)`);
+  const plan = process.env.KRT_CHAOS_FAULTS === 'none' ? [] : shuffled(FAULTS, seed);
+  // Spread over the load: the faults' own time (about 2.5 min) plus random gaps.
+  const gapMs = Math.max(2000, (CREATE_SECONDS * 1000 - 170_000) / (plan.length + 1));
+  let rand = seed;
+  for (const kind of plan) {
+    rand = (rand * 1103515245 + 12345) % 2 ** 31;
+    await pause(gapMs * (0.5 + rand / 2 ** 31));
+    log(`fault: ${kind}`);
+    const f = await inject(kind).catch((e: unknown): Fault => ({
+      kind,
+      happened: false,
+      detail: `injection failed: ${String(e)}`,
+    }));
+    faults.push(f);
+    log(
+      `  ${f.happened ? 'happened' : 'DID NOT HAPPEN'}: ${f.detail}${f.recoveredMs !== undefined ? ` (back in ${f.recoveredMs} ms)` : ''}`,
+    );
+  }
+  await load;
+  log(
+    `all ${created.size} created (${refusedAttempts} attempts refused while faults lasted); waiting for them to finish`,
+  );
+
+  const settleEnd = Date.now() + SETTLE_SECONDS * 1000;
+  const rootsFinished = () => [...created.keys()].filter((n) => finished.has(n)).length;
+  while (rootsFinished() < created.size && Date.now() < settleEnd) {
+    await pause(2000);
+    if (Math.random() < 0.05) log(`finished ${rootsFinished()} of ${created.size}`);
+  }
+  clearInterval(rss);
+  clearInterval(requestTimer);
+  requests.sample();
+
+  // Verdict.
+  const effects_ = effects.lines().map(parseEffect);
+  const malformed = effects_.filter((e) => e === undefined).length;
+  const all = effects_.filter((e): e is Effect => e !== undefined);
+  const agentKills = faults.filter((f) => f.kind === 'runtimed SIGKILL' && f.happened).map((f) => f.at ?? 0);
+  const { duplicates, reruns } = classifyExecutions(all, agentKills);
+  for (const d of duplicates.slice(0, 10)) log(`executed again: ${d.key} (attempt ${d.attempt})`);
+  for (const r of reruns.slice(0, 10))
+    log(`re-run after its agent was killed: ${r.key} (attempt ${r.attempt})`);
+  const executed = new Set(all.map((e) => e.key));
+  let completed = 0;
+  let failed = 0;
+  let steps = 0;
+  let runsExpected = 0;
+  let childrenExpected = 0;
+  const latencies: number[] = [];
+  for (const [name, { at, expected }] of created) {
+    runsExpected += expected.runs;
+    childrenExpected += expected.children;
+    for (const k of expected.keys) if (executed.has(k)) steps++;
+    const f = finished.get(name);
+    if (!f) continue;
+    const ok =
+      f.run.status?.phase === 'Succeeded' &&
+      Object.entries(expected.outputs).every(([job, outs]) =>
+        Object.entries(outs).every(([k, v]) => f.run.status?.jobs?.[job]?.outputs?.[k] === v),
+      );
+    if (ok) {
+      completed++;
+      latencies.push(f.at - at);
+    } else {
+      failed++;
+      if (failed <= 5)
+        log(`${name}: ${f.run.status?.phase} ${JSON.stringify(f.run.status?.jobs ?? {}).slice(0, 400)}`);
+    }
+  }
+  const runObjects = await countObjects(c, 'runs');
+  const wfrObjects = await countObjects(c, 'workflowruns');
+  const duplicatedObjects =
+    Math.max(0, runObjects - runsExpected) + Math.max(0, wfrObjects - created.size - childrenExpected);
+  const lost = created.size - rootsFinished();
+  roots.stop();
+  const outcome = {
+    faults,
+    runs: created.size,
+    completed,
+    failed,
+    lost,
+    duplicatedExecutions: duplicates.length,
+    rerunAfterAgentKill: reruns.length,
+    duplicatedObjects,
+    unvalidatedStored: unvalidated,
+    steps,
+    latenciesMs: latencies,
+    peakRssMiB: peak,
+    apiRequests: requests.value,
+    minutes: (Date.now() - started) / 60_000,
+  };
+  console.log(`\nmake chaos, ${new Date().toISOString().slice(0, 10)} (fault order seed ${seed})`);
+  console.log(table(outcome));
+  if (notCreated) console.log(`(${notCreated} runs could not be created in 10 minutes of trying)`);
+  console.log(
+    `(objects: ${runObjects} Runs for ${runsExpected} expected, ${wfrObjects} WorkflowRuns for ${created.size + childrenExpected})`,
+  );
+  if (!process.env.KRT_CHAOS_KEEP) await c.cleanup();
+  await ch.close();
+  if (malformed) console.log(`(${malformed} side-effect lines could not be read)`);
+  const bad = lost + failed + duplicates.length + duplicatedObjects + unvalidated + notCreated + malformed;
+  process.exit(bad === 0 ? 0 : 1);
+}
+
+await main();

@@ -1,0 +1,121 @@
+// The one table `make chaos` ends with, and how second executions of a step are told apart. Pure.
+import type { Fault, FaultKind } from './faults.js';
+
+export interface Outcome {
+  faults: Fault[];
+  runs: number;
+  completed: number;
+  failed: number;
+  lost: number;
+  /** Steps whose side effect was seen more than once (each extra one counted), not explained below. */
+  duplicatedExecutions: number;
+  /** Second executions of a step whose agent was SIGKILLed just after its side effect. */
+  rerunAfterAgentKill: number;
+  /** Objects beyond those the runs should have made. */
+  duplicatedObjects: number;
+  unvalidatedStored: number;
+  steps: number;
+  /** Create-to-finished of each completed run, in ms. */
+  latenciesMs: number[];
+  peakRssMiB: Record<string, number>;
+  apiRequests: number;
+  minutes: number;
+}
+
+/** Per kind: faults seen to happen, and attempts that did not happen (not counted as injected). */
+export function faultCounts(faults: Fault[]): Map<FaultKind, { injected: number; notHappened: number }> {
+  const out = new Map<FaultKind, { injected: number; notHappened: number }>();
+  for (const f of faults) {
+    const c = out.get(f.kind) ?? { injected: 0, notHappened: 0 };
+    if (f.happened) c.injected++;
+    else c.notHappened++;
+    out.set(f.kind, c);
+  }
+  return out;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] as number;
+}
+
+const seconds = (ms: number) => (Number.isNaN(ms) ? '-' : `${(ms / 1000).toFixed(1)} s`);
+
+/** A Markdown table (also readable as plain text), one row per figure. */
+export function table(o: Outcome): string {
+  const sorted = [...o.latenciesMs].sort((a, b) => a - b);
+  const rows: [string, string][] = [];
+  for (const [kind, c] of faultCounts(o.faults))
+    rows.push([
+      `fault: ${kind}`,
+      `${c.injected}${c.notHappened ? ` (+${c.notHappened} did not happen)` : ''}`,
+    ]);
+  rows.push(
+    ['WorkflowRuns created', String(o.runs)],
+    ['completed (Succeeded, outputs correct)', String(o.completed)],
+    ['failed or wrong outputs', String(o.failed)],
+    ['lost (not finished)', String(o.lost)],
+    ['duplicated step executions', String(o.duplicatedExecutions)],
+    ['re-run: agent killed as the step ended', String(o.rerunAfterAgentKill)],
+    ['duplicated objects', String(o.duplicatedObjects)],
+    ['unvalidated objects stored', String(o.unvalidatedStored)],
+    [
+      'completion latency p50 / p99',
+      `${seconds(percentile(sorted, 0.5))} / ${seconds(percentile(sorted, 0.99))}`,
+    ],
+    ...Object.entries(o.peakRssMiB).map(([k, v]): [string, string] => [
+      `peak RSS ${k}`,
+      `${v.toFixed(0)} MiB`,
+    ]),
+    ['API requests per step', o.steps ? (o.apiRequests / o.steps).toFixed(1) : '-'],
+    ['steps', String(o.steps)],
+    ['duration', `${o.minutes.toFixed(1)} min`],
+  );
+  const w = Math.max(...rows.map(([k]) => k.length));
+  const v = Math.max(...rows.map(([, x]) => x.length));
+  const line = (a: string, b: string) => `| ${a.padEnd(w)} | ${b.padEnd(v)} |`;
+  return [
+    line('what', 'figure'),
+    `| ${'-'.repeat(w)} | ${'-'.repeat(v)} |`,
+    ...rows.map(([a, b]) => line(a, b)),
+  ].join('\n');
+}
+
+/** One side effect a step reported: `<key> <attempt> <ms since the epoch>`. */
+export interface Effect {
+  key: string;
+  attempt: number;
+  at: number;
+}
+
+export function parseEffect(line: string): Effect | undefined {
+  const m = /^(\S+) (\d+) (\d+)$/.exec(line);
+  return m ? { key: m[1] as string, attempt: Number(m[2]), at: Number(m[3]) } : undefined;
+}
+
+/**
+ * Each execution of a step beyond its first: a re-run when a later attempt follows the agent
+ * being SIGKILLed within `windowMs` after the earlier side effect (the step had done its work but
+ * its end was not yet recorded: at-least-once, as any executor that can die), a duplicate
+ * otherwise. A duplicate means a step whose end was known ran again: the defect this counts.
+ */
+export function classifyExecutions(
+  effects: Effect[],
+  agentKills: number[],
+  windowMs = 2000,
+): { duplicates: Effect[]; reruns: Effect[] } {
+  const byKey = new Map<string, Effect[]>();
+  for (const e of effects) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);
+  const duplicates: Effect[] = [];
+  const reruns: Effect[] = [];
+  for (const list of byKey.values()) {
+    list.sort((a, b) => a.at - b.at);
+    for (let i = 1; i < list.length; i++) {
+      const prev = list[i - 1] as Effect;
+      const cur = list[i] as Effect;
+      const killed = agentKills.some((k) => k >= prev.at && k <= prev.at + windowMs && k <= cur.at);
+      (cur.attempt > prev.attempt && killed ? reruns : duplicates).push(cur);
+    }
+  }
+  return { duplicates, reruns };
+}

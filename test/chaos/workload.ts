@@ -1,0 +1,140 @@
+// The WorkflowRuns of `make chaos`: flat (10 independent jobs), nested (a call three Workflows
+// deep) and fan-out (32 jobs gathered by one). Every step computes an output from the run's seed
+// and, as its last act, reports a side effect (its key) to the test's journal, so a step that ran
+// twice is seen twice. Outputs are checked against what the seed gives.
+import type { WorkflowRun } from '../../src/api/types.js';
+
+export type Shape = 'flat' | 'nested' | 'fanout';
+const FLAT = 10;
+const FAN = 32;
+
+export interface Expected {
+  /** Job name of the root -> output v (or sum) it must report. */
+  outputs: Record<string, Record<string, string>>;
+  /** Side-effect keys, one per step. */
+  keys: string[];
+  /** Runs (one per step) and child WorkflowRuns made for it. */
+  runs: number;
+  children: number;
+}
+
+/** The mix, per 20 runs: 10 flat, 9 nested, 1 fan-out (10, 3 and 33 steps: 8 a run on average). */
+export function shapeOf(i: number): Shape {
+  const m = i % 20;
+  return m < 10 ? 'flat' : m < 19 ? 'nested' : 'fanout';
+}
+
+// The side effect: key, attempt and the moment, so a second execution can be told apart.
+const report = (append: string, key: string) => `echo "${key} $KRT_ATTEMPT $(date +%s%3N)" | ${append}`;
+
+/** Workflows the nested shape calls: chaos-l1 -> chaos-l2 -> chaos-l3, each adding 1 to the seed. */
+export function workflows(namespace: string, append: string): unknown[] {
+  const level = (n: number) => ({
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name: `chaos-l${n}`, namespace },
+    spec: {
+      inputs: { seed: { type: 'string', required: true }, key: { type: 'string', required: true } },
+      outputs: { v: { value: n < 3 ? '${{ jobs.call.outputs.v }}' : '${{ jobs.a.outputs.v }}' } },
+      jobs: {
+        a: {
+          'runs-on': 'bash',
+          steps: [
+            {
+              name: 's',
+              env: { SEED: '${{ inputs.seed }}', KEY: '${{ inputs.key }}' },
+              run: `echo "v=$((SEED + 1))" >> "$KRT_OUTPUT"\n${report(append, `$KEY/l${n}`)}`,
+            },
+          ],
+          outputs: { v: '${{ steps.s.outputs.v }}' },
+        },
+        ...(n < 3
+          ? {
+              call: {
+                needs: ['a'],
+                uses: `chaos-l${n + 1}`,
+                with: { seed: '${{ jobs.a.outputs.v }}', key: '${{ inputs.key }}' },
+              },
+            }
+          : {}),
+      },
+    },
+  });
+  return [level(3), level(2), level(1)];
+}
+
+export function workload(
+  i: number,
+  append: string,
+): { name: string; shape: Shape; body: WorkflowRun; expected: Expected } {
+  const shape = shapeOf(i);
+  const name = `chaos-${shape}-${i}`;
+  const seed = i % 1000;
+  const step = (job: string, script: string, env: Record<string, string> = {}) => ({
+    'runs-on': 'bash',
+    steps: [
+      {
+        name: 's',
+        ...(Object.keys(env).length ? { env } : {}),
+        run: `${script}\n${report(append, `${name}/${job}`)}`,
+      },
+    ],
+    outputs: { v: '${{ steps.s.outputs.v }}' },
+  });
+  let jobs: Record<string, unknown>;
+  let expected: Expected;
+  if (shape === 'flat') {
+    jobs = Object.fromEntries(
+      Array.from({ length: FLAT }, (_, j) => [
+        `j${j}`,
+        step(`j${j}`, `echo "v=$((${seed} * 10 + ${j}))" >> "$KRT_OUTPUT"`),
+      ]),
+    );
+    expected = {
+      outputs: Object.fromEntries(
+        Array.from({ length: FLAT }, (_, j) => [`j${j}`, { v: String(seed * 10 + j) }]),
+      ),
+      keys: Array.from({ length: FLAT }, (_, j) => `${name}/j${j}`),
+      runs: FLAT,
+      children: 0,
+    };
+  } else if (shape === 'nested') {
+    jobs = { call: { uses: 'chaos-l1', with: { seed: String(seed), key: name } } };
+    expected = {
+      outputs: { call: { v: String(seed + 3) } },
+      keys: [1, 2, 3].map((n) => `${name}/l${n}`),
+      runs: 3,
+      children: 3,
+    };
+  } else {
+    const fan = Array.from({ length: FAN }, (_, j) => `f${j}`);
+    jobs = Object.fromEntries(
+      fan.map((f, j) => [f, step(f, `echo "v=$((${seed} + ${j}))" >> "$KRT_OUTPUT"`)]),
+    );
+    jobs.gather = {
+      ...step(
+        'gather',
+        `echo "v=$((${fan.map((_, j) => `X${j}`).join(' + ')}))" >> "$KRT_OUTPUT"`,
+        Object.fromEntries(fan.map((f, j) => [`X${j}`, `\${{ jobs.${f}.outputs.v }}`])),
+      ),
+      needs: fan,
+    };
+    expected = {
+      outputs: { gather: { v: String(FAN * seed + (FAN * (FAN - 1)) / 2) } },
+      keys: [...fan, 'gather'].map((j) => `${name}/${j}`),
+      runs: FAN + 1,
+      children: 0,
+    };
+  }
+  return {
+    name,
+    shape,
+    body: {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name },
+      spec: { jobs },
+    } as WorkflowRun,
+    expected,
+  };
+}

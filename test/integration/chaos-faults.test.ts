@@ -1,0 +1,152 @@
+// The fault injection of `make chaos` (test/chaos/faults.ts) checked against the real local
+// environment: each fault is seen to happen and the component to come back, and a fault that did
+// not happen is reported as such and not counted.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import {
+  admissionProbe,
+  apiServerDown,
+  componentReady,
+  etcdRestart,
+  killComponent,
+  webhookUnresponsive,
+  type Fault,
+} from '../chaos/faults.js';
+import { classifyExecutions, faultCounts, parseEffect, percentile, table } from '../chaos/report.js';
+import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
+import { repoRoot } from '../harness/paths.js';
+import { pidOf, processAlive, ready } from '../harness/processes.js';
+
+const lib = (fn: string) =>
+  spawnSync('bash', ['-c', `. ${join(repoRoot, 'test/controlplane/lib.sh')} && ${fn}`], { stdio: 'ignore' });
+
+let c: TestCluster;
+beforeAll(async () => {
+  c = await testCluster('chaos-faults');
+});
+afterAll(async () => {
+  if (!processAlive(pidOf('runtimed'))) lib('start_runtimed');
+  await c?.cleanup();
+});
+
+it('kills a supervised component, which comes back under a new pid and answers', async () => {
+  const before = pidOf('runtimed');
+  const f = await killComponent('runtimed');
+  expect(f).toMatchObject({ kind: 'runtimed SIGKILL', happened: true });
+  expect(f.recoveredMs).toBeGreaterThanOrEqual(0);
+  expect(processAlive(before)).toBe(false);
+  expect(pidOf('runtimed')).not.toBe(before);
+  expect(componentReady('runtimed')).toBe(true);
+});
+
+it('says when a killed component did not come back, and does not count a kill of one that is not running', async () => {
+  lib('touch "$pids/runtimed.stop"'); // its supervisor will not start it again
+  const killed = await killComponent('runtimed', 3000);
+  expect(killed.happened).toBe(true);
+  expect(killed.recoveredMs).toBeUndefined();
+  expect(killed.detail).toMatch(/not ready again/);
+  const nothing = await killComponent('runtimed');
+  expect(nothing).toMatchObject({ happened: false, detail: 'runtimed was not running' });
+  expect(faultCounts([killed, nothing]).get('runtimed SIGKILL')).toEqual({ injected: 1, notHappened: 1 });
+  lib('start_runtimed');
+  await eventually(async () => componentReady('runtimed'), 30_000, 'runtimed to be back');
+});
+
+it('makes the webhook unresponsive: admission times out, refuses, stores nothing; then it answers again', async () => {
+  const f = await webhookUnresponsive(1, () => admissionProbe(c, 'probe-unresponsive'));
+  expect(f).toMatchObject({ kind: 'webhook unresponsive', happened: true });
+  expect(f.detail).toMatch(/timed out and refused/);
+  const after = await admissionProbe(c, 'probe-after');
+  expect(after).toMatchObject({ refused: true, stored: false });
+  expect(after.message).toMatch(/unknown context "needs"/);
+});
+
+it('does not count an unresponsive webhook when admission answered all the same', async () => {
+  const f = await webhookUnresponsive(0, async () => ({
+    refused: false,
+    stored: false,
+    message: 'accepted',
+  }));
+  expect(f).toMatchObject({ happened: false });
+  expect(f.detail).toMatch(/did not time out/);
+});
+
+it('stops the API server for 5 s and etcd for a restart; both are back afterwards', async () => {
+  const api = await apiServerDown(5);
+  expect(api).toMatchObject({ kind: 'kube-apiserver down 5 s', happened: true });
+  expect(ready['kube-apiserver']()).toBe(true);
+  const etcd = await etcdRestart();
+  expect(etcd).toMatchObject({ kind: 'etcd restart', happened: true });
+  expect(ready.etcd()).toBe(true);
+  // The API server works through the restarted etcd.
+  await c.admin.core.createNamespacedConfigMap({
+    namespace: c.namespace,
+    body: { metadata: { name: 'after' } },
+  });
+});
+
+describe('the chaos table', () => {
+  const fault = (kind: Fault['kind'], happened: boolean): Fault => ({ kind, happened, detail: '' });
+
+  it('counts only faults that happened, and shows the others apart', () => {
+    const faults = [
+      fault('etcd restart', true),
+      fault('etcd restart', false),
+      fault('webhook SIGKILL', true),
+    ];
+    expect(Object.fromEntries(faultCounts(faults))).toEqual({
+      'etcd restart': { injected: 1, notHappened: 1 },
+      'webhook SIGKILL': { injected: 1, notHappened: 0 },
+    });
+    const t = table({
+      faults,
+      runs: 3,
+      completed: 3,
+      failed: 0,
+      lost: 0,
+      duplicatedExecutions: 0,
+      rerunAfterAgentKill: 1,
+      duplicatedObjects: 0,
+      unvalidatedStored: 0,
+      steps: 10,
+      latenciesMs: [1000, 2000, 3000],
+      peakRssMiB: { controller: 100 },
+      apiRequests: 55,
+      minutes: 1,
+    });
+    expect(t).toMatch(/\| fault: etcd restart +\| 1 \(\+1 did not happen\) +\|/);
+    expect(t).toMatch(/\| fault: webhook SIGKILL +\| 1 +\|/);
+    expect(t).toMatch(/\| completion latency p50 \/ p99 +\| 2\.0 s \/ 3\.0 s +\|/);
+    expect(t).toMatch(/\| API requests per step +\| 5\.5 +\|/);
+    expect(t).toMatch(/\| re-run: agent killed as the step ended +\| 1 +\|/);
+  });
+
+  it('tells a re-run after the agent was killed from a step that ran twice', () => {
+    const e = (key: string, attempt: number, at: number) => ({ key, attempt, at });
+    expect(parseEffect('run-1/j0 2 1700000000123')).toEqual(e('run-1/j0', 2, 1700000000123));
+    expect(parseEffect('garbage')).toBeUndefined();
+    const { duplicates, reruns } = classifyExecutions(
+      [
+        e('once', 1, 100),
+        // Its agent was killed 500 ms after the side effect, and attempt 2 ran it again: a re-run.
+        e('killed', 1, 1000),
+        e('killed', 2, 9000),
+        // Ran again in the same attempt: a duplicate whatever happened around it.
+        e('same-attempt', 1, 1200),
+        e('same-attempt', 1, 1300),
+        // A later attempt with no kill near the first execution's end: a duplicate.
+        e('no-kill', 1, 20_000),
+        e('no-kill', 2, 30_000),
+      ],
+      [1500],
+    );
+    expect(reruns).toEqual([e('killed', 2, 9000)]);
+    expect(duplicates).toEqual([e('same-attempt', 1, 1300), e('no-kill', 2, 30_000)]);
+  });
+
+  it('takes percentiles by rank', () => {
+    const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect([percentile(xs, 0.5), percentile(xs, 0.99), percentile(xs, 1)]).toEqual([50, 99, 100]);
+    expect(percentile([], 0.5)).toBeNaN();
+  });
+});
