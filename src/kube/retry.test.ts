@@ -102,7 +102,10 @@ describe('isDeterministicRefusal', () => {
     );
     expect(isAuthorizationDenial(rbac)).toBe(true);
     expect(isDeterministicRefusal(rbac)).toBe(false);
-    const webhook = status(403, 'admission webhook "validate.kruntimes.io" denied the request: spec.jobs: bad');
+    const webhook = status(
+      403,
+      'admission webhook "validate.kruntimes.io" denied the request: spec.jobs: bad',
+    );
     expect(isAuthorizationDenial(webhook)).toBe(false);
     expect(isDeterministicRefusal(webhook)).toBe(true);
   });
