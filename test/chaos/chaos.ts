@@ -268,7 +268,7 @@ async function main() {
   requests.sample();
 
   // Verdict.
-  const effects_ = effects.lines().map(parseEffect);
+  const effects_ = effects.entries().map((e) => parseEffect(e.line, e.at));
   const malformed = effects_.filter((e) => e === undefined).length;
   const all = effects_.filter((e): e is Effect => e !== undefined);
   const agentKills = faults.filter((f) => f.kind === 'runtimed SIGKILL' && f.happened).map((f) => f.at ?? 0);

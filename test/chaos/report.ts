@@ -81,28 +81,29 @@ export function table(o: Outcome): string {
   ].join('\n');
 }
 
-/** One side effect a step reported: `<key> <attempt> <ms since the epoch>`. */
+/** One side effect a step reported (`<key> <attempt>`), and when the journal received it. */
 export interface Effect {
   key: string;
   attempt: number;
   at: number;
 }
 
-export function parseEffect(line: string): Effect | undefined {
-  const m = /^(\S+) (\d+) (\d+)$/.exec(line);
-  return m ? { key: m[1] as string, attempt: Number(m[2]), at: Number(m[3]) } : undefined;
+export function parseEffect(line: string, at: number): Effect | undefined {
+  const m = /^(\S+) (\d+)$/.exec(line);
+  return m ? { key: m[1] as string, attempt: Number(m[2]), at } : undefined;
 }
 
 /**
  * Each execution of a step beyond its first: a re-run when a later attempt follows the agent
- * being SIGKILLed within `windowMs` after the earlier side effect (the step had done its work but
- * its end was not yet recorded: at-least-once, as any executor that can die), a duplicate
- * otherwise. A duplicate means a step whose end was known ran again: the defect this counts.
+ * being SIGKILLed within `windowMs` after the earlier side effect arrived (the step had done its
+ * work, but its end was not yet recorded: bash, the sandbox and the agent still had to see it
+ * exit; at-least-once, as any executor that can die), a duplicate otherwise. A duplicate means a
+ * step whose end was known ran again: the defect this counts.
  */
 export function classifyExecutions(
   effects: Effect[],
   agentKills: number[],
-  windowMs = 2000,
+  windowMs = 5000,
 ): { duplicates: Effect[]; reruns: Effect[] } {
   const byKey = new Map<string, Effect[]>();
   for (const e of effects) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);

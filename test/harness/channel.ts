@@ -7,7 +7,13 @@ import { randomBytes } from 'node:crypto';
 
 export interface Channel {
   /** A journal: `append` is a shell command that posts its standard input as lines. */
-  journal(): { append: string; read: string; lines: () => string[] };
+  journal(): {
+    append: string;
+    read: string;
+    lines: () => string[];
+    /** Each line with when this server received it (ms since the epoch). */
+    entries: () => { line: string; at: number }[];
+  };
   /** A gate: `wait` returns once the test calls open(); `check` succeeds only once it has. */
   gate(): { wait: string; check: string; open: () => void };
   /** A flag: `isSet` succeeds once `set` (a shell command) has run. */
@@ -16,7 +22,7 @@ export interface Channel {
 }
 
 export async function channel(): Promise<Channel> {
-  const journals = new Map<string, string[]>();
+  const journals = new Map<string, { line: string; at: number }[]>();
   const open = new Set<string>();
   const flags = new Set<string>();
   const server = http.createServer((req, res) => {
@@ -28,10 +34,16 @@ export async function channel(): Promise<Channel> {
       let code = 404;
       let text = '';
       if (kind === 'j' && req.method === 'POST') {
-        journals.get(id)?.push(...body.split('\n').filter(Boolean));
+        const at = Date.now();
+        journals.get(id)?.push(
+          ...body
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => ({ line, at })),
+        );
         code = 200;
       } else if (kind === 'j') {
-        text = (journals.get(id) ?? []).map((l) => `${l}\n`).join('');
+        text = (journals.get(id) ?? []).map((l) => `${l.line}\n`).join('');
         code = 200;
       } else if (kind === 'g') code = open.has(id) ? 200 : 404;
       else if (kind === 'f' && req.method === 'POST') {
@@ -51,7 +63,8 @@ export async function channel(): Promise<Channel> {
       return {
         append: `curl -sf --data-binary @- ${base}/j/${j} >/dev/null`,
         read: `curl -sf ${base}/j/${j}`,
-        lines: () => [...(journals.get(j) ?? [])],
+        lines: () => (journals.get(j) ?? []).map((e) => e.line),
+        entries: () => [...(journals.get(j) ?? [])],
       };
     },
     gate() {

@@ -123,18 +123,18 @@ describe('the chaos table', () => {
 
   it('tells a re-run after the agent was killed from a step that ran twice', () => {
     const e = (key: string, attempt: number, at: number) => ({ key, attempt, at });
-    expect(parseEffect('run-1/j0 2 1700000000123')).toEqual(e('run-1/j0', 2, 1700000000123));
-    expect(parseEffect('garbage')).toBeUndefined();
+    expect(parseEffect('run-1/j0 2', 1700000000123)).toEqual(e('run-1/j0', 2, 1700000000123));
+    expect(parseEffect('garbage', 1)).toBeUndefined();
     const { duplicates, reruns } = classifyExecutions(
       [
         e('once', 1, 100),
-        // Its agent was killed 500 ms after the side effect, and attempt 2 ran it again: a re-run.
+        // Its agent was killed 500 ms after the side effect arrived, and attempt 2 ran it again: a re-run.
         e('killed', 1, 1000),
         e('killed', 2, 9000),
         // Ran again in the same attempt: a duplicate whatever happened around it.
         e('same-attempt', 1, 1200),
         e('same-attempt', 1, 1300),
-        // A later attempt with no kill near the first execution's end: a duplicate.
+        // A later attempt with no kill within 5 s of the first execution's end: a duplicate.
         e('no-kill', 1, 20_000),
         e('no-kill', 2, 30_000),
       ],
