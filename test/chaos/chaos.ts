@@ -25,7 +25,7 @@ import {
   type FaultKind,
   type Probe,
 } from './faults.js';
-import { classifyExecutions, parseEffect, table, type Effect } from './report.js';
+import { classifyExecutions, parseEffect, requeuedOnRestart, table, type Effect } from './report.js';
 import { workflows, workload, type Expected } from './workload.js';
 
 const RUNS = Number(process.env.KRT_CHAOS_RUNS ?? 2000);
@@ -271,8 +271,22 @@ async function main() {
   const effects_ = effects.entries().map((e) => parseEffect(e.line, e.at));
   const malformed = effects_.filter((e) => e === undefined).length;
   const all = effects_.filter((e): e is Effect => e !== undefined);
+  const handedBack = requeuedOnRestart(
+    readFileSync(join(stateDir, 'logs', 'runtimed.log'), 'utf8'),
+    c.namespace,
+  );
+  const { duplicates, reruns } = classifyExecutions(all, handedBack);
+  // How long before the kill such a step had done its work: the agent had not yet seen it end.
   const agentKills = faults.filter((f) => f.kind === 'runtimed SIGKILL' && f.happened).map((f) => f.at ?? 0);
-  const { duplicates, reruns } = classifyExecutions(all, agentKills);
+  const gaps = reruns.map((r) => {
+    const first = all.find((e) => e.key === r.key && e.attempt < r.attempt);
+    const kill = agentKills.filter((k) => first && k >= first.at).sort((a, b) => a - b)[0];
+    return first && kill !== undefined ? kill - first.at : NaN;
+  });
+  if (reruns.length)
+    log(
+      `re-runs: the side effect arrived at most ${(Math.max(...gaps.filter((g) => !Number.isNaN(g))) / 1000).toFixed(1)} s before the agent was killed`,
+    );
   for (const d of duplicates.slice(0, 10)) log(`executed again: ${d.key} (attempt ${d.attempt})`);
   for (const r of reruns.slice(0, 10))
     log(`re-run after its agent was killed: ${r.key} (attempt ${r.attempt})`);

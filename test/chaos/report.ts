@@ -9,7 +9,7 @@ export interface Outcome {
   lost: number;
   /** Steps whose side effect was seen more than once (each extra one counted), not explained below. */
   duplicatedExecutions: number;
-  /** Second executions of a step whose agent was SIGKILLed just after its side effect. */
+  /** Second executions of a step whose agent was SIGKILLed before it recorded the step's end. */
   rerunAfterAgentKill: number;
   /** Objects beyond those the runs should have made. */
   duplicatedObjects: number;
@@ -56,7 +56,7 @@ export function table(o: Outcome): string {
     ['failed or wrong outputs', String(o.failed)],
     ['lost (not finished)', String(o.lost)],
     ['duplicated step executions', String(o.duplicatedExecutions)],
-    ['re-run: agent killed as the step ended', String(o.rerunAfterAgentKill)],
+    ['re-run: agent killed before it saw the step end', String(o.rerunAfterAgentKill)],
     ['duplicated objects', String(o.duplicatedObjects)],
     ['unvalidated objects stored', String(o.unvalidatedStored)],
     [
@@ -81,29 +81,29 @@ export function table(o: Outcome): string {
   ].join('\n');
 }
 
-/** One side effect a step reported (`<key> <attempt>`), and when the journal received it. */
+/** One side effect a step reported (`<key> <attempt> <Run>`), and when the journal received it. */
 export interface Effect {
   key: string;
   attempt: number;
+  run: string;
   at: number;
 }
 
 export function parseEffect(line: string, at: number): Effect | undefined {
-  const m = /^(\S+) (\d+)$/.exec(line);
-  return m ? { key: m[1] as string, attempt: Number(m[2]), at } : undefined;
+  const m = /^(\S+) (\d+) (\S+)$/.exec(line);
+  return m ? { key: m[1] as string, attempt: Number(m[2]), run: m[3] as string, at } : undefined;
 }
 
 /**
- * Each execution of a step beyond its first: a re-run when a later attempt follows the agent
- * being SIGKILLed within `windowMs` after the earlier side effect arrived (the step had done its
- * work, but its end was not yet recorded: bash, the sandbox and the agent still had to see it
- * exit; at-least-once, as any executor that can die), a duplicate otherwise. A duplicate means a
- * step whose end was known ran again: the defect this counts.
+ * Each execution of a step beyond its first: a re-run when it is a later attempt of a Run that its
+ * agent, started again after a SIGKILL, handed back because it held no result for it (runtimed logs
+ * `re-queued` with `why: restart`; a result it had kept is reported instead, never run again): the
+ * step had done its work but its end was not yet recorded; at-least-once, as for any executor that
+ * can die. Anything else is a duplicate: the defect this counts.
  */
 export function classifyExecutions(
   effects: Effect[],
-  agentKills: number[],
-  windowMs = 5000,
+  requeuedOnRestart: Set<string>,
 ): { duplicates: Effect[]; reruns: Effect[] } {
   const byKey = new Map<string, Effect[]>();
   for (const e of effects) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);
@@ -114,9 +114,20 @@ export function classifyExecutions(
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1] as Effect;
       const cur = list[i] as Effect;
-      const killed = agentKills.some((k) => k >= prev.at && k <= prev.at + windowMs && k <= cur.at);
-      (cur.attempt > prev.attempt && killed ? reruns : duplicates).push(cur);
+      const rerun = cur.attempt > prev.attempt && cur.run === prev.run && requeuedOnRestart.has(cur.run);
+      (rerun ? reruns : duplicates).push(cur);
     }
   }
   return { duplicates, reruns };
+}
+
+/** Runs an agent handed back on its restart, from its log (`<namespace>/<name>`, names only). */
+export function requeuedOnRestart(agentLog: string, namespace: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of agentLog.split('\n')) {
+    if (!line.includes('"why":"restart"')) continue;
+    const run = /"run":"([^"/]+)\/([^"]+)"/.exec(line);
+    if (run && run[1] === namespace) out.add(run[2] as string);
+  }
+  return out;
 }

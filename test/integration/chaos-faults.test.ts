@@ -12,7 +12,14 @@ import {
   webhookUnresponsive,
   type Fault,
 } from '../chaos/faults.js';
-import { classifyExecutions, faultCounts, parseEffect, percentile, table } from '../chaos/report.js';
+import {
+  classifyExecutions,
+  faultCounts,
+  parseEffect,
+  percentile,
+  requeuedOnRestart,
+  table,
+} from '../chaos/report.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { repoRoot } from '../harness/paths.js';
 import { pidOf, processAlive, ready } from '../harness/processes.js';
@@ -118,30 +125,41 @@ describe('the chaos table', () => {
     expect(t).toMatch(/\| fault: webhook SIGKILL +\| 1 +\|/);
     expect(t).toMatch(/\| completion latency p50 \/ p99 +\| 2\.0 s \/ 3\.0 s +\|/);
     expect(t).toMatch(/\| API requests per step +\| 5\.5 +\|/);
-    expect(t).toMatch(/\| re-run: agent killed as the step ended +\| 1 +\|/);
+    expect(t).toMatch(/\| re-run: agent killed before it saw the step end +\| 1 +\|/);
   });
 
-  it('tells a re-run after the agent was killed from a step that ran twice', () => {
-    const e = (key: string, attempt: number, at: number) => ({ key, attempt, at });
-    expect(parseEffect('run-1/j0 2', 1700000000123)).toEqual(e('run-1/j0', 2, 1700000000123));
+  it('tells a re-run of a step its restarted agent handed back from a step that ran twice', () => {
+    const e = (key: string, attempt: number, run: string, at: number) => ({ key, attempt, run, at });
+    expect(parseEffect('run-1/j0 2 run-1-j0-s', 17)).toEqual(e('run-1/j0', 2, 'run-1-j0-s', 17));
     expect(parseEffect('garbage', 1)).toBeUndefined();
+    const log = [
+      '{"level":30,"run":"ns/handed-back-s","why":"restart","msg":"re-queued"}',
+      '{"level":30,"run":"other/same-attempt-s","why":"restart","msg":"re-queued"}',
+      '{"level":30,"run":"ns/stale-s","why":"stale","msg":"re-queued"}',
+      '{"level":30,"run":"ns/same-attempt-s","phase":"Succeeded","msg":"ended"}',
+    ].join('\n');
+    const handedBack = requeuedOnRestart(log, 'ns');
+    expect([...handedBack]).toEqual(['handed-back-s']);
     const { duplicates, reruns } = classifyExecutions(
       [
-        e('once', 1, 100),
-        // Its agent was killed 500 ms after the side effect arrived, and attempt 2 ran it again: a re-run.
-        e('killed', 1, 1000),
-        e('killed', 2, 9000),
-        // Ran again in the same attempt: a duplicate whatever happened around it.
-        e('same-attempt', 1, 1200),
-        e('same-attempt', 1, 1300),
-        // A later attempt with no kill within 5 s of the first execution's end: a duplicate.
-        e('no-kill', 1, 20_000),
-        e('no-kill', 2, 30_000),
+        e('once', 1, 'once-s', 100),
+        // Handed back by its restarted agent, then run by attempt 2: a re-run.
+        e('handed-back', 1, 'handed-back-s', 1000),
+        e('handed-back', 2, 'handed-back-s', 9000),
+        // Ran again in the same attempt: a duplicate.
+        e('same-attempt', 1, 'same-attempt-s', 1200),
+        e('same-attempt', 1, 'same-attempt-s', 1300),
+        // A later attempt that no restart explains (re-queued as stale): a duplicate.
+        e('stale', 1, 'stale-s', 20_000),
+        e('stale', 2, 'stale-s', 30_000),
       ],
-      [1500],
+      handedBack,
     );
-    expect(reruns).toEqual([e('killed', 2, 9000)]);
-    expect(duplicates).toEqual([e('same-attempt', 1, 1300), e('no-kill', 2, 30_000)]);
+    expect(reruns).toEqual([e('handed-back', 2, 'handed-back-s', 9000)]);
+    expect(duplicates).toEqual([
+      e('same-attempt', 1, 'same-attempt-s', 1300),
+      e('stale', 2, 'stale-s', 30_000),
+    ]);
   });
 
   it('takes percentiles by rank', () => {
