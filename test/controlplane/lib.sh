@@ -58,13 +58,13 @@ unsupervise() { # NAME
 # The processes run compiled JavaScript, as a cluster image would (tsx's per-call helpers cost a third).
 # Each runs as one bundled file (tools/bundle.mjs) with V8 tuned for size: a small young generation
 # and slower heap growth keep the controller's RSS under load at about 40% of the defaults' (README
-# "Memory"). KRT_NODE_FLAGS replaces them, to compare.
+# "Memory"). KRT_NODE_FLAGS replaces them, to compare (add --enable-source-maps for stack traces
+# in the TypeScript sources: each bundle has its source map).
 build_dist() {
   (cd "$root" && node_modules/.bin/tsc -p tsconfig.build.json && node tools/bundle.mjs) ||
-    die "the TypeScript build failed"
+    die "the build (tsc, then the bundles) failed"
 }
 read -ra NODE_FLAGS <<<"${KRT_NODE_FLAGS:---max-semi-space-size=1 --optimize-for-size}"
-
 
 # Starts the admission webhook from this checkout and registers the local webhook configurations.
 # Its --run-stale-seconds is at most the shortest --stale-seconds of the agents the suites start.
