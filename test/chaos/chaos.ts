@@ -275,21 +275,22 @@ async function main() {
     readFileSync(join(stateDir, 'logs', 'runtimed.log'), 'utf8'),
     c.namespace,
   );
-  const { duplicates, reruns } = classifyExecutions(all, handedBack);
-  // How long before the kill such a step had done its work: the agent had not yet seen it end.
   const agentKills = faults.filter((f) => f.kind === 'runtimed SIGKILL' && f.happened).map((f) => f.at ?? 0);
-  const gaps = reruns.map((r) => {
-    const first = all.find((e) => e.key === r.key && e.attempt < r.attempt);
-    const kill = agentKills.filter((k) => first && k >= first.at).sort((a, b) => a - b)[0];
-    return first && kill !== undefined ? kill - first.at : NaN;
-  });
-  if (reruns.length)
-    log(
-      `re-runs: the side effect arrived at most ${(Math.max(...gaps.filter((g) => !Number.isNaN(g))) / 1000).toFixed(1)} s before the agent was killed`,
-    );
+  const { duplicates, reruns } = classifyExecutions(all, handedBack, agentKills);
   for (const d of duplicates.slice(0, 10)) log(`executed again: ${d.key} (attempt ${d.attempt})`);
   for (const r of reruns.slice(0, 10))
     log(`re-run after its agent was killed: ${r.key} (attempt ${r.attempt})`);
+  // How long before the kill such a step had done its work: the agent had not yet seen it end.
+  const gaps = reruns.flatMap((r) => {
+    const first = all.find((e) => e.key === r.key && e.attempt < r.attempt);
+    const q = handedBack.get(r.run);
+    const kill = q === undefined ? undefined : Math.max(...agentKills.filter((k) => k <= q));
+    return first && kill !== undefined ? [kill - first.at] : [];
+  });
+  if (gaps.length)
+    log(
+      `re-runs: the side effect arrived at most ${(Math.max(...gaps) / 1000).toFixed(1)} s before the agent was killed`,
+    );
   const executed = new Set(all.map((e) => e.key));
   let completed = 0;
   let failed = 0;

@@ -97,13 +97,16 @@ export function parseEffect(line: string, at: number): Effect | undefined {
 /**
  * Each execution of a step beyond its first: a re-run when it is a later attempt of a Run that its
  * agent, started again after a SIGKILL, handed back because it held no result for it (runtimed logs
- * `re-queued` with `why: restart`; a result it had kept is reported instead, never run again): the
- * step had done its work but its end was not yet recorded; at-least-once, as for any executor that
- * can die. Anything else is a duplicate: the defect this counts.
+ * `re-queued` with `why: restart`; a result it had kept is reported instead, never run again), and
+ * the earlier execution's side effect arrived before that kill: the step had done its work, but
+ * its end was not yet recorded; at-least-once, as for any executor that can die. Anything else is
+ * a duplicate, the defect this counts, including a step that outlived its killed agent and did its
+ * work after the kill.
  */
 export function classifyExecutions(
   effects: Effect[],
-  requeuedOnRestart: Set<string>,
+  handedBack: Map<string, number>,
+  agentKills: number[],
 ): { duplicates: Effect[]; reruns: Effect[] } {
   const byKey = new Map<string, Effect[]>();
   for (const e of effects) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);
@@ -114,20 +117,30 @@ export function classifyExecutions(
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1] as Effect;
       const cur = list[i] as Effect;
-      const rerun = cur.attempt > prev.attempt && cur.run === prev.run && requeuedOnRestart.has(cur.run);
+      const requeuedAt = handedBack.get(cur.run);
+      // The kill that restart followed: the last one before the agent handed the Run back.
+      const kill =
+        requeuedAt === undefined ? undefined : Math.max(...agentKills.filter((k) => k <= requeuedAt));
+      const rerun =
+        cur.attempt > prev.attempt &&
+        cur.run === prev.run &&
+        kill !== undefined &&
+        Number.isFinite(kill) &&
+        prev.at < kill;
       (rerun ? reruns : duplicates).push(cur);
     }
   }
   return { duplicates, reruns };
 }
 
-/** Runs an agent handed back on its restart, from its log (`<namespace>/<name>`, names only). */
-export function requeuedOnRestart(agentLog: string, namespace: string): Set<string> {
-  const out = new Set<string>();
+/** Runs an agent handed back on its restart, from its log: name (in `namespace`) -> when. */
+export function requeuedOnRestart(agentLog: string, namespace: string): Map<string, number> {
+  const out = new Map<string, number>();
   for (const line of agentLog.split('\n')) {
     if (!line.includes('"why":"restart"')) continue;
     const run = /"run":"([^"/]+)\/([^"]+)"/.exec(line);
-    if (run && run[1] === namespace) out.add(run[2] as string);
+    const time = /"time":"([^"]+)"/.exec(line);
+    if (run && time && run[1] === namespace) out.set(run[2] as string, Date.parse(time[1] as string));
   }
   return out;
 }

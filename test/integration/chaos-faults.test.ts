@@ -132,20 +132,26 @@ describe('the chaos table', () => {
     const e = (key: string, attempt: number, run: string, at: number) => ({ key, attempt, run, at });
     expect(parseEffect('run-1/j0 2 run-1-j0-s', 17)).toEqual(e('run-1/j0', 2, 'run-1-j0-s', 17));
     expect(parseEffect('garbage', 1)).toBeUndefined();
+    const at = (ms: number) => new Date(ms).toISOString();
     const log = [
-      '{"level":30,"run":"ns/handed-back-s","why":"restart","msg":"re-queued"}',
-      '{"level":30,"run":"other/same-attempt-s","why":"restart","msg":"re-queued"}',
-      '{"level":30,"run":"ns/stale-s","why":"stale","msg":"re-queued"}',
-      '{"level":30,"run":"ns/same-attempt-s","phase":"Succeeded","msg":"ended"}',
+      `{"level":30,"time":"${at(2000)}","run":"ns/handed-back-s","why":"restart","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(2000)}","run":"ns/outlived-s","why":"restart","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(2000)}","run":"other/same-attempt-s","why":"restart","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(25_000)}","run":"ns/stale-s","why":"stale","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(1300)}","run":"ns/same-attempt-s","phase":"Succeeded","msg":"ended"}`,
     ].join('\n');
     const handedBack = requeuedOnRestart(log, 'ns');
-    expect([...handedBack]).toEqual(['handed-back-s']);
+    expect(Object.fromEntries(handedBack)).toEqual({ 'handed-back-s': 2000, 'outlived-s': 2000 });
+    const kills = [1500];
     const { duplicates, reruns } = classifyExecutions(
       [
         e('once', 1, 'once-s', 100),
-        // Handed back by its restarted agent, then run by attempt 2: a re-run.
+        // Done before the kill, handed back by the restarted agent, run again by attempt 2: a re-run.
         e('handed-back', 1, 'handed-back-s', 1000),
         e('handed-back', 2, 'handed-back-s', 9000),
+        // Did its work after its agent was killed (it outlived it), then ran again: a duplicate.
+        e('outlived', 1, 'outlived-s', 1700),
+        e('outlived', 2, 'outlived-s', 9000),
         // Ran again in the same attempt: a duplicate.
         e('same-attempt', 1, 'same-attempt-s', 1200),
         e('same-attempt', 1, 'same-attempt-s', 1300),
@@ -154,9 +160,11 @@ describe('the chaos table', () => {
         e('stale', 2, 'stale-s', 30_000),
       ],
       handedBack,
+      kills,
     );
     expect(reruns).toEqual([e('handed-back', 2, 'handed-back-s', 9000)]);
     expect(duplicates).toEqual([
+      e('outlived', 2, 'outlived-s', 9000),
       e('same-attempt', 1, 'same-attempt-s', 1300),
       e('stale', 2, 'stale-s', 30_000),
     ]);
