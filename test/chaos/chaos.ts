@@ -3,7 +3,6 @@
 // extra object) and one table is printed. Bounded: KRT_CHAOS_RUNS runs (2000) over
 // KRT_CHAOS_CREATE_SECONDS (720), then at most KRT_CHAOS_SETTLE_SECONDS (360) for the rest.
 // KRT_CHAOS_FAULTS=none runs the load alone, for comparison. Exits non-zero when a run is lost or wrong, a step ran twice or an object was duplicated.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowRun } from '../../src/api/types.js';
@@ -14,7 +13,7 @@ import { controllerSees, webhookSees } from '../harness/caches.js';
 import { channel } from '../harness/channel.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 import { stateDir } from '../harness/paths.js';
-import { pidOf } from '../harness/processes.js';
+import { apiCurl, pidOf } from '../harness/processes.js';
 import {
   admissionProbe,
   apiServerDown,
@@ -65,26 +64,9 @@ const rssMiB = (pid: number) => {
 
 /** apiserver_request_total summed, or undefined when the API server does not answer. */
 function apiRequestsNow(): number | undefined {
-  const port = /API_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
-  const pki = join(stateDir, 'pki');
-  const r = spawnSync(
-    'curl',
-    [
-      '-sf',
-      '--max-time',
-      '5',
-      '--cacert',
-      join(pki, 'ca.crt'),
-      '--cert',
-      join(pki, 'admin.crt'),
-      '--key',
-      join(pki, 'admin.key'),
-      `https://127.0.0.1:${port}/metrics`,
-    ],
-    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
-  );
-  if (r.status !== 0) return undefined;
-  return [...r.stdout.matchAll(/^apiserver_request_total\{[^}]*\} (\d+)/gm)].reduce(
+  const r = apiCurl('/metrics', 5);
+  if (!r.ok) return undefined;
+  return [...r.body.matchAll(/^apiserver_request_total\{[^}]*\} (\d+)/gm)].reduce(
     (a, m) => a + Number(m[1]),
     0,
   );

@@ -2,12 +2,11 @@
 // have happened (the process gone, the server not answering, admission timing out), and the
 // result says how long the system took to come back. Real processes of the local environment.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crd, statusCode, statusMessage } from '../../src/kube/client.js';
 import type { TestCluster } from '../harness/cluster.js';
 import { stateDir } from '../harness/paths.js';
-import { pidOf, processAlive, ready, startProcess, stopProcess } from '../harness/processes.js';
+import { localPort, pidOf, processAlive, ready, startProcess, stopProcess } from '../harness/processes.js';
 
 export type FaultKind =
   | 'controller SIGKILL'
@@ -31,16 +30,13 @@ export interface Fault {
 
 export type Component = 'controller' | 'runtimed' | 'webhook';
 
-const port = (key: string) =>
-  new RegExp(`${key}=(\\d+)`).exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
-
 /** The component answers its readiness endpoint. */
 export function componentReady(name: Component): boolean {
   const ca = join(stateDir, 'pki', 'ca.crt');
   const url = {
-    controller: `http://127.0.0.1:${port('CONTROLLER_PORT')}/readyz`,
-    webhook: `https://127.0.0.1:${port('WEBHOOK_PORT')}/readyz`,
-    runtimed: `https://127.0.0.1:${port('RUNTIMED_PORT')}/readyz`,
+    controller: `http://127.0.0.1:${localPort('CONTROLLER_PORT')}/readyz`,
+    webhook: `https://127.0.0.1:${localPort('WEBHOOK_PORT')}/readyz`,
+    runtimed: `https://127.0.0.1:${localPort('RUNTIMED_PORT')}/readyz`,
   }[name];
   return spawnSync('curl', ['-sf', '--max-time', '2', '--cacert', ca, url]).status === 0;
 }

@@ -1,11 +1,8 @@
 // The local etcd, reached through its HTTP gateway (the control plane's etcd listens on loopback
 // without TLS), for suites that need what only etcd can do: compact its history.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { stateDir } from './paths.js';
+import { localPort } from './processes.js';
 
-const etcdUrl = () =>
-  `http://127.0.0.1:${/ETCD_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1]}`;
+const etcdUrl = () => `http://127.0.0.1:${localPort('ETCD_PORT')}`;
 
 async function etcd<T>(path: string, body: unknown): Promise<T> {
   const res = await fetch(`${etcdUrl()}${path}`, { method: 'POST', body: JSON.stringify(body) });

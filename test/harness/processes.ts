@@ -23,28 +23,38 @@ export const pidOf = (name: string): number => {
   }
 };
 
-const port = (key: string) =>
+/** A loopback port of the local environment (.kruntimes/ports.env), such as API_PORT. */
+export const localPort = (key: string): string | undefined =>
   new RegExp(`${key}=(\\d+)`).exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
 const pki = join(stateDir, 'pki');
 
-/** Whether it answers its health endpoint now (one request, 2 s at most). */
-export const ready: Record<'etcd' | 'kube-apiserver', () => boolean> = {
-  etcd: () =>
-    spawnSync('curl', ['-sf', '--max-time', '2', `http://127.0.0.1:${port('ETCD_PORT')}/health`]).status ===
-    0,
-  'kube-apiserver': () =>
-    spawnSync('curl', [
+/** One request to the local kube-apiserver as its admin, with curl (so it works while a test stops it). */
+export function apiCurl(path: string, timeoutSeconds = 2): { ok: boolean; body: string } {
+  const r = spawnSync(
+    'curl',
+    [
       '-sf',
       '--max-time',
-      '2',
+      String(timeoutSeconds),
       '--cacert',
       join(pki, 'ca.crt'),
       '--cert',
       join(pki, 'admin.crt'),
       '--key',
       join(pki, 'admin.key'),
-      `https://127.0.0.1:${port('API_PORT')}/readyz`,
-    ]).status === 0,
+      `https://127.0.0.1:${localPort('API_PORT')}${path}`,
+    ],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  return { ok: r.status === 0, body: r.stdout ?? '' };
+}
+
+/** Whether it answers its health endpoint now (one request, 2 s at most). */
+export const ready: Record<'etcd' | 'kube-apiserver', () => boolean> = {
+  etcd: () =>
+    spawnSync('curl', ['-sf', '--max-time', '2', `http://127.0.0.1:${localPort('ETCD_PORT')}/health`])
+      .status === 0,
+  'kube-apiserver': () => apiCurl('/readyz').ok,
 };
 
 const argvs = new Map<string, string[]>();
