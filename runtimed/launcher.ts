@@ -5,6 +5,7 @@
 // Protocol (process IPC): in {start | stop}, out {end}. When the agent goes away, every step dies.
 import type { Run } from '../src/api/types.js';
 import { Execution, type ExecuteOptions } from './execute.js';
+import { log } from '../src/telemetry/log.js';
 import { BUILT_IN } from './runtime.js';
 
 export type ToLauncher =
@@ -54,7 +55,9 @@ process.on('message', (m: ToLauncher) => {
 
 // The agent exited or was killed: nobody will report these steps, so none may go on running
 // (a restarted agent re-queues their Runs).
+// The line logged after the kill is when the steps were stopped (make chaos reads it).
 process.on('disconnect', () => {
   for (const exec of executions.values()) exec.kill();
+  log.warn({ steps: executions.size }, 'the agent went away; stopped its steps');
   process.exit(0);
 });

@@ -24,7 +24,15 @@ import {
   type FaultKind,
   type Probe,
 } from './faults.js';
-import { classifyExecutions, parseEffect, requeuedOnRestart, table, type Effect } from './report.js';
+import {
+  agentKills,
+  classifyExecutions,
+  killBefore,
+  parseEffect,
+  requeuedOnRestart,
+  table,
+  type Effect,
+} from './report.js';
 import { workflows, workload, type Expected } from './workload.js';
 
 const RUNS = Number(process.env.KRT_CHAOS_RUNS ?? 2000);
@@ -253,25 +261,32 @@ async function main() {
   const effects_ = effects.entries().map((e) => parseEffect(e.line, e.at));
   const malformed = effects_.filter((e) => e === undefined).length;
   const all = effects_.filter((e): e is Effect => e !== undefined);
-  const handedBack = requeuedOnRestart(
-    readFileSync(join(stateDir, 'logs', 'runtimed.log'), 'utf8'),
-    c.namespace,
+  const agentLog = readFileSync(join(stateDir, 'logs', 'runtimed.log'), 'utf8');
+  const handedBack = requeuedOnRestart(agentLog, c.namespace);
+  const kills = agentKills(
+    faults.filter((f) => f.kind === 'runtimed SIGKILL' && f.happened).map((f) => f.at ?? 0),
+    agentLog,
   );
-  const agentKills = faults.filter((f) => f.kind === 'runtimed SIGKILL' && f.happened).map((f) => f.at ?? 0);
-  const { duplicates, reruns } = classifyExecutions(all, handedBack, agentKills);
-  for (const d of duplicates.slice(0, 10)) log(`executed again: ${d.key} (attempt ${d.attempt})`);
+  const { duplicates, reruns } = classifyExecutions(all, handedBack, kills);
+  for (const d of duplicates.slice(0, 10))
+    log(
+      `executed again: ${d.key} (attempt ${d.attempt}, ${JSON.stringify(all.filter((e) => e.key === d.key))})`,
+    );
   for (const r of reruns.slice(0, 10))
     log(`re-run after its agent was killed: ${r.key} (attempt ${r.attempt})`);
+  if (kills.length)
+    log(
+      `killed agents stopped their steps at most ${Math.max(...kills.map((k) => k.stepsStoppedAt - k.at))} ms after the kill`,
+    );
   // How long before the kill such a step had done its work: the agent had not yet seen it end.
   const gaps = reruns.flatMap((r) => {
     const first = all.find((e) => e.key === r.key && e.attempt < r.attempt);
-    const q = handedBack.get(r.run);
-    const kill = q === undefined ? undefined : Math.max(...agentKills.filter((k) => k <= q));
-    return first && kill !== undefined ? [kill - first.at] : [];
+    const kill = killBefore(kills, handedBack.get(r.run));
+    return first && kill ? [kill.at - first.at] : [];
   });
   if (gaps.length)
     log(
-      `re-runs: the side effect arrived at most ${(Math.max(...gaps) / 1000).toFixed(1)} s before the agent was killed`,
+      `re-runs: the step did its work from ${(Math.min(...gaps) / 1000).toFixed(3)} to ${(Math.max(...gaps) / 1000).toFixed(3)} s before its agent was killed`,
     );
   const executed = new Set(all.map((e) => e.key));
   let completed = 0;

@@ -81,7 +81,10 @@ export function table(o: Outcome): string {
   ].join('\n');
 }
 
-/** One side effect a step reported (`<key> <attempt> <Run>`), and when the journal received it. */
+/**
+ * One side effect a step reported (`<key> <attempt> <Run> <ms>`), and when it did it: the step's own
+ * clock (the same machine's) as it acted, or else when the journal received it.
+ */
 export interface Effect {
   key: string;
   attempt: number;
@@ -89,24 +92,52 @@ export interface Effect {
   at: number;
 }
 
-export function parseEffect(line: string, at: number): Effect | undefined {
-  const m = /^(\S+) (\d+) (\S+)$/.exec(line);
-  return m ? { key: m[1] as string, attempt: Number(m[2]), run: m[3] as string, at } : undefined;
+export function parseEffect(line: string, receivedAt: number): Effect | undefined {
+  const m = /^(\S+) (\d+) (\S+)(?: (\d+))?$/.exec(line);
+  if (!m) return undefined;
+  return {
+    key: m[1] as string,
+    attempt: Number(m[2]),
+    run: m[3] as string,
+    at: m[4] ? Number(m[4]) : receivedAt,
+  };
+}
+
+/**
+ * When an agent was killed and when it had stopped its steps: runtimed's launcher stops them as soon
+ * as it sees the agent gone and logs so; without that line (the launcher gone too), the kill itself.
+ */
+export interface AgentKill {
+  at: number;
+  stepsStoppedAt: number;
+}
+
+export function agentKills(kills: number[], agentLog: string): AgentKill[] {
+  const stops: number[] = [];
+  for (const line of agentLog.split('\n')) {
+    if (!line.includes('"msg":"the agent went away; stopped its steps"')) continue;
+    const time = /"time":"([^"]+)"/.exec(line);
+    if (time) stops.push(Date.parse(time[1] as string));
+  }
+  return kills.map((at) => {
+    const next = Math.min(...stops.filter((s) => s >= at));
+    return { at, stepsStoppedAt: Number.isFinite(next) ? next : at };
+  });
 }
 
 /**
  * Each execution of a step beyond its first: a re-run when it is a later attempt of a Run that its
  * agent, started again after a SIGKILL, handed back because it held no result for it (runtimed logs
  * `re-queued` with `why: restart`; a result it had kept is reported instead, never run again), and
- * the earlier execution's side effect arrived before that kill: the step had done its work, but
- * its end was not yet recorded; at-least-once, as for any executor that can die. Anything else is
- * a duplicate, the defect this counts, including a step that outlived its killed agent and did its
- * work after the kill.
+ * the earlier execution did its work before its agent had stopped its steps: the step had done its
+ * work, but its end was not yet recorded; at-least-once, as for any executor that can die. Anything
+ * else is a duplicate, the defect this counts, including a step that outlived its killed agent and
+ * did its work after its agent stopped its steps.
  */
 export function classifyExecutions(
   effects: Effect[],
   handedBack: Map<string, number>,
-  agentKills: number[],
+  kills: AgentKill[],
 ): { duplicates: Effect[]; reruns: Effect[] } {
   const byKey = new Map<string, Effect[]>();
   for (const e of effects) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);
@@ -117,20 +148,22 @@ export function classifyExecutions(
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1] as Effect;
       const cur = list[i] as Effect;
-      const requeuedAt = handedBack.get(cur.run);
-      // The kill that restart followed: the last one before the agent handed the Run back.
-      const kill =
-        requeuedAt === undefined ? undefined : Math.max(...agentKills.filter((k) => k <= requeuedAt));
+      const kill = killBefore(kills, handedBack.get(cur.run));
       const rerun =
         cur.attempt > prev.attempt &&
         cur.run === prev.run &&
         kill !== undefined &&
-        Number.isFinite(kill) &&
-        prev.at < kill;
+        prev.at < kill.stepsStoppedAt;
       (rerun ? reruns : duplicates).push(cur);
     }
   }
   return { duplicates, reruns };
+}
+
+/** The kill a restart followed: the last one before the agent handed the Run back. */
+export function killBefore(kills: AgentKill[], requeuedAt: number | undefined): AgentKill | undefined {
+  if (requeuedAt === undefined) return undefined;
+  return kills.filter((k) => k.at <= requeuedAt).sort((a, b) => b.at - a.at)[0];
 }
 
 /** Runs an agent handed back on its restart, from its log: name (in `namespace`) -> when. */

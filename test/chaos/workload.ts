@@ -24,9 +24,10 @@ export function shapeOf(i: number): Shape {
   return m < 10 ? 'flat' : m < 19 ? 'nested' : 'fanout';
 }
 
-// The side effect: key, attempt and Run (the journal notes when it arrives), so a second execution
-// can be told apart.
-const report = (append: string, key: string) => `echo "${key} $KRT_ATTEMPT $KRT_RUN" | ${append}`;
+// The side effect: key, attempt, Run and when the step did it (its clock is the machine's), so a
+// second execution can be told apart, and placed before or after its agent's death.
+const report = (append: string, key: string) =>
+  `echo "${key} $KRT_ATTEMPT $KRT_RUN $(date +%s%3N)" | ${append}`;
 
 /** Workflows the nested shape calls: chaos-l1 -> chaos-l2 -> chaos-l3, each adding 1 to the seed. */
 export function workflows(namespace: string, append: string): unknown[] {

@@ -13,6 +13,7 @@ import {
   type Fault,
 } from '../chaos/faults.js';
 import {
+  agentKills,
   classifyExecutions,
   faultCounts,
   parseEffect,
@@ -130,28 +131,49 @@ describe('the chaos table', () => {
 
   it('tells a re-run of a step its restarted agent handed back from a step that ran twice', () => {
     const e = (key: string, attempt: number, run: string, at: number) => ({ key, attempt, run, at });
+    // The step's own clock when it gives one, else when the journal received the line.
+    expect(parseEffect('run-1/j0 2 run-1-j0-s 1650', 17)).toEqual(e('run-1/j0', 2, 'run-1-j0-s', 1650));
     expect(parseEffect('run-1/j0 2 run-1-j0-s', 17)).toEqual(e('run-1/j0', 2, 'run-1-j0-s', 17));
     expect(parseEffect('garbage', 1)).toBeUndefined();
     const at = (ms: number) => new Date(ms).toISOString();
     const log = [
+      `{"level":40,"time":"${at(1600)}","component":"runtimed-launcher","steps":3,"msg":"the agent went away; stopped its steps"}`,
       `{"level":30,"time":"${at(2000)}","run":"ns/handed-back-s","why":"restart","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(2000)}","run":"ns/while-dying-s","why":"restart","msg":"re-queued"}`,
       `{"level":30,"time":"${at(2000)}","run":"ns/outlived-s","why":"restart","msg":"re-queued"}`,
       `{"level":30,"time":"${at(2000)}","run":"other/same-attempt-s","why":"restart","msg":"re-queued"}`,
       `{"level":30,"time":"${at(25_000)}","run":"ns/stale-s","why":"stale","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(40_000)}","run":"ns/no-launcher-s","why":"restart","msg":"re-queued"}`,
       `{"level":30,"time":"${at(1300)}","run":"ns/same-attempt-s","phase":"Succeeded","msg":"ended"}`,
     ].join('\n');
     const handedBack = requeuedOnRestart(log, 'ns');
-    expect(Object.fromEntries(handedBack)).toEqual({ 'handed-back-s': 2000, 'outlived-s': 2000 });
-    const kills = [1500];
+    expect(Object.fromEntries(handedBack)).toEqual({
+      'handed-back-s': 2000,
+      'while-dying-s': 2000,
+      'outlived-s': 2000,
+      'no-launcher-s': 40_000,
+    });
+    // Killed at 1500 (its launcher stopped the steps at 1600) and at 35000 (no launcher line).
+    const kills = agentKills([1500, 35_000], log);
+    expect(kills).toEqual([
+      { at: 1500, stepsStoppedAt: 1600 },
+      { at: 35_000, stepsStoppedAt: 35_000 },
+    ]);
     const { duplicates, reruns } = classifyExecutions(
       [
         e('once', 1, 'once-s', 100),
         // Done before the kill, handed back by the restarted agent, run again by attempt 2: a re-run.
         e('handed-back', 1, 'handed-back-s', 1000),
         e('handed-back', 2, 'handed-back-s', 9000),
-        // Did its work after its agent was killed (it outlived it), then ran again: a duplicate.
+        // Done after the kill but before its launcher stopped the steps: the agent was dying; a re-run.
+        e('while-dying', 1, 'while-dying-s', 1550),
+        e('while-dying', 2, 'while-dying-s', 9000),
+        // Did its work after its agent stopped its steps (it outlived it), then ran again: a duplicate.
         e('outlived', 1, 'outlived-s', 1700),
         e('outlived', 2, 'outlived-s', 9000),
+        // Without the launcher's line, the kill is the moment: after it is a duplicate.
+        e('no-launcher', 1, 'no-launcher-s', 35_010),
+        e('no-launcher', 2, 'no-launcher-s', 41_000),
         // Ran again in the same attempt: a duplicate.
         e('same-attempt', 1, 'same-attempt-s', 1200),
         e('same-attempt', 1, 'same-attempt-s', 1300),
@@ -162,9 +184,13 @@ describe('the chaos table', () => {
       handedBack,
       kills,
     );
-    expect(reruns).toEqual([e('handed-back', 2, 'handed-back-s', 9000)]);
+    expect(reruns).toEqual([
+      e('handed-back', 2, 'handed-back-s', 9000),
+      e('while-dying', 2, 'while-dying-s', 9000),
+    ]);
     expect(duplicates).toEqual([
       e('outlived', 2, 'outlived-s', 9000),
+      e('no-launcher', 2, 'no-launcher-s', 41_000),
       e('same-attempt', 1, 'same-attempt-s', 1300),
       e('stale', 2, 'stale-s', 30_000),
     ]);
