@@ -1,34 +1,62 @@
-// The controller process: `node dist/controller/main.js --kubeconfig ... --workers 4 --metrics-port 8080`.
+// The controller process: `node dist/controller/main.js --kubeconfig ... --workers 4 --health-addr :8080`.
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
 import { loadKubeConfig } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
+import { opsFlags, serveOpsFlags } from '../src/telemetry/ops.js';
+import { processFlags } from '../src/flags.js';
 import { Manager } from './manager.js';
 
-const { values: flags } = parseArgs({
-  options: {
-    kubeconfig: { type: 'string' },
-    workers: { type: 'string', default: '16' },
-    'metrics-port': { type: 'string', default: '8080' },
-    'no-leader-elect': { type: 'boolean', default: false },
-    'lease-namespace': { type: 'string', default: 'kruntimes-system' },
-    'lease-name': { type: 'string', default: 'kruntimes-controller' },
-    'lease-duration': { type: 'string', default: '15' },
-    'retry-period': { type: 'string', default: '2' },
-    identity: { type: 'string', default: `${hostname()}_${process.pid}` },
-    // Where runtimed agents hold their Leases (runtimed --lease-namespace).
-    'agent-namespace': { type: 'string', default: 'kruntimes-system' },
-    // How long a finished root WorkflowRun is kept unless its spec.ttlSecondsAfterFinished says.
-    'ttl-seconds-after-finished': { type: 'string', default: String(7 * 24 * 60 * 60) },
-    // How often each resource's configure workflow runs again, unless its Promise says.
-    'reconcile-interval': { type: 'string', default: '10h' },
+const flags = processFlags(
+  'controller',
+  'Runs WorkflowRuns (jobs as Runs, calls as child WorkflowRuns), Promises and their resources. One replica acts at a time (Lease leader election).',
+  {
+    kubeconfig: { type: 'string', help: 'kubeconfig file; in a Pod, its service account' },
+    workers: { type: 'string', default: '16', help: 'WorkflowRuns reconciled at once' },
+    ...opsFlags(':8080', ':8080'),
+    'no-leader-elect': {
+      type: 'boolean',
+      default: false,
+      help: 'act at once, without the Lease (one replica only)',
+    },
+    'lease-namespace': { type: 'string', default: 'kruntimes-system', help: 'namespace of the leader Lease' },
+    'lease-name': { type: 'string', default: 'kruntimes-controller', help: 'name of the leader Lease' },
+    'lease-duration': {
+      type: 'string',
+      default: '15',
+      help: 'seconds a leader holds the Lease without renewing it',
+    },
+    'retry-period': {
+      type: 'string',
+      default: '2',
+      help: 'seconds between tries to take or renew the Lease',
+    },
+    identity: {
+      type: 'string',
+      default: `${hostname()}_${process.pid}`,
+      help: 'holder name in the Lease (the Pod name in a cluster)',
+    },
+    'agent-namespace': {
+      type: 'string',
+      default: 'kruntimes-system',
+      help: 'where runtimed agents hold their Leases (runtimed --lease-namespace)',
+    },
+    'ttl-seconds-after-finished': {
+      type: 'string',
+      default: String(7 * 24 * 60 * 60),
+      help: 'seconds a finished root WorkflowRun is kept unless its spec.ttlSecondsAfterFinished says',
+    },
+    'reconcile-interval': {
+      type: 'string',
+      default: '10h',
+      help: "how often each resource's configure workflow runs again, unless its Promise says",
+    },
   },
-});
+);
 const leaseDuration = Number(flags['lease-duration']);
 
 const manager = new Manager(loadKubeConfig(flags.kubeconfig), {
   workers: Number(flags.workers),
-  metricsPort: Number(flags['metrics-port']),
+  ops: (o) => serveOpsFlags('controller', flags, o),
   agentNamespace: flags['agent-namespace'] as string,
   ttlSecondsAfterFinished: Number(flags['ttl-seconds-after-finished']),
   reconcileInterval: flags['reconcile-interval'] as string,

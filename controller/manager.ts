@@ -31,7 +31,7 @@ import {
 } from '../src/runtime/agents.js';
 import { isClaimable } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';
-import { opsServer } from '../src/telemetry/ops.js';
+import type { OpsOptions } from '../src/telemetry/ops.js';
 import { eventRecorder } from './events.js';
 import { reconcileWorkflow } from './workflow.js';
 import { reconcilePromise, type Crd } from './promise.js';
@@ -44,7 +44,8 @@ import { reconcileWorkflowRun, type Caches, type ReconcileDeps, type Snapshot } 
 
 export interface ManagerOptions {
   workers: number;
-  metricsPort: number;
+  /** Starts the health and metrics servers (the process's flags say where). */
+  ops: (o: OpsOptions) => http.Server[];
   /** Without it, this replica acts at once (a single replica, or tests). */
   leader?: LeaderOptions;
   /** Where runtimed agents hold their Leases (default kruntimes-system). */
@@ -62,7 +63,7 @@ export class Manager {
   readonly runtime: ControllerManager;
   /** API writes by verb and resource, for the benchmark's writes-per-step figure. */
   readonly writes: Counter;
-  private server: http.Server | undefined;
+  private servers: http.Server[] = [];
 
   constructor(
     private readonly kc: k8s.KubeConfig,
@@ -289,18 +290,17 @@ export class Manager {
 
   async start(): Promise<void> {
     await this.register();
-    this.server = opsServer({
+    this.servers = this.opts.ops({
       registry: this.registry,
       ready: () => this.healthy(),
       notReady: 'informers not synced or stalled',
     });
-    this.server.listen(this.opts.metricsPort, '127.0.0.1');
     await this.runtime.start();
   }
 
   async stop(): Promise<void> {
     await this.runtime.stop();
-    this.server?.close();
+    for (const s of this.servers) s.close();
   }
 }
 

@@ -4,7 +4,6 @@ import http from 'node:http';
 import https from 'node:https';
 import { availableParallelism, homedir, hostname } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
 import { apiClient, crd, loadKubeConfig, statusCode } from '../src/kube/client.js';
@@ -20,46 +19,108 @@ import { prepareSandbox, sandboxOptions, sandboxProblem } from './sandbox.js';
 import { DEFAULT_STEP_LIMITS, type SandboxOptions } from '../src/runtime/sandbox.js';
 
 const MB = 1024 * 1024;
-import { createApp } from './server.js';
+import { createApp, NOT_READY } from './server.js';
+import { opsFlags, serveOpsFlags } from '../src/telemetry/ops.js';
+import { processFlags } from '../src/flags.js';
 
-const { values: f } = parseArgs({
-  options: {
-    kubeconfig: { type: 'string' },
-    identity: { type: 'string', default: hostname() },
-    namespaces: { type: 'string', default: '' },
-    runtimes: { type: 'string', default: 'bash' },
-    concurrency: { type: 'string', default: String(availableParallelism() * 4) },
-    'data-dir': { type: 'string', default: join(homedir(), '.local', 'state', 'kruntimes', 'runtimed') },
-    'heartbeat-seconds': { type: 'string', default: '5' },
-    'stale-seconds': { type: 'string', default: String(DEFAULT_RUN_STALE_MS / 1000) },
-    'grace-seconds': { type: 'string', default: '5' },
-    'shutdown-seconds': { type: 'string', default: '30' },
-    'log-retention-hours': { type: 'string', default: '168' },
-    'max-log-bytes': { type: 'string', default: String(16 * 1024 * 1024) },
-    // Where this agent's Lease lives (the install's namespace), and how long it counts when not renewed.
-    'lease-namespace': { type: 'string', default: process.env.POD_NAMESPACE || AGENT_LEASE_NAMESPACE },
-    'lease-seconds': { type: 'string', default: '15' },
-    // The step sandbox (bubblewrap); without it steps run as the agent, on its machine.
-    bwrap: { type: 'string', default: 'bwrap' },
-    // Executions' folders (default <data-dir>/work); every folder above it must be open to the
-    // step uids of a root agent, which bwrap runs as.
-    'work-dir': { type: 'string' },
-    'insecure-no-sandbox': { type: 'boolean', default: false },
-    // host: steps share the agent's network; none: a network namespace of their own.
-    'step-network': { type: 'string', default: 'host' },
-    // A root agent runs each step as its own uid from here (one per concurrent step).
-    'step-uid-base': { type: 'string', default: '200000' },
-    'step-max-processes': { type: 'string', default: String(DEFAULT_STEP_LIMITS.processes) },
-    'step-max-memory-mb': { type: 'string', default: String(DEFAULT_STEP_LIMITS.memoryBytes / MB) },
-    'step-max-file-mb': { type: 'string', default: String(DEFAULT_STEP_LIMITS.fileBytes / MB) },
-    'step-max-open-files': { type: 'string', default: String(DEFAULT_STEP_LIMITS.openFiles) },
-    'step-max-workspace-mb': { type: 'string', default: String(DEFAULT_STEP_LIMITS.workspaceBytes / MB) },
-    host: { type: 'string', default: '0.0.0.0' },
-    port: { type: 'string', default: '8443' },
-    cert: { type: 'string' },
-    key: { type: 'string' },
+const f = processFlags(
+  'runtimed',
+  'The runtime agent: claims pending Runs of the namespaces it serves and runs their steps in a sandbox.',
+  {
+    kubeconfig: { type: 'string', help: 'kubeconfig file; in a Pod, its service account' },
+    identity: {
+      type: 'string',
+      default: hostname(),
+      help: "this agent's name (the Pod name in a cluster): Runs it holds name it",
+    },
+    namespaces: {
+      type: 'string',
+      default: '',
+      help: 'namespaces whose Runs it takes, comma-separated; empty: all',
+    },
+    runtimes: { type: 'string', default: 'bash', help: 'runtimes it offers (runs-on), comma-separated' },
+    concurrency: { type: 'string', default: String(availableParallelism() * 4), help: 'steps run at once' },
+    'data-dir': {
+      type: 'string',
+      default: join(homedir(), '.local', 'state', 'kruntimes', 'runtimed'),
+      help: 'logs, kept results and step folders',
+    },
+    'heartbeat-seconds': { type: 'string', default: '5', help: "seconds between a running Run's heartbeats" },
+    'stale-seconds': {
+      type: 'string',
+      default: String(DEFAULT_RUN_STALE_MS / 1000),
+      help: 'a Run whose heartbeat is this old is re-queued (webhook --run-stale-seconds must not exceed it)',
+    },
+    'grace-seconds': {
+      type: 'string',
+      default: '5',
+      help: 'seconds between SIGTERM and SIGKILL of a stopped step',
+    },
+    'shutdown-seconds': {
+      type: 'string',
+      default: '30',
+      help: 'on SIGTERM, seconds running steps get to finish before they are handed back',
+    },
+    'log-retention-hours': { type: 'string', default: '168', help: "hours a finished Run's log is kept" },
+    'max-log-bytes': { type: 'string', default: String(16 * 1024 * 1024), help: 'largest log kept per Run' },
+    'lease-namespace': {
+      type: 'string',
+      default: process.env.POD_NAMESPACE || AGENT_LEASE_NAMESPACE,
+      help: "where this agent's Lease lives (default $POD_NAMESPACE, else kruntimes-system)",
+    },
+    'lease-seconds': { type: 'string', default: '15', help: 'seconds the Lease counts when not renewed' },
+    bwrap: { type: 'string', default: 'bwrap', help: 'the step sandbox program (bubblewrap)' },
+    'work-dir': {
+      type: 'string',
+      help: "step folders (default <data-dir>/work); every folder above it must be open to a root agent's step uids",
+    },
+    'insecure-no-sandbox': {
+      type: 'boolean',
+      default: false,
+      help: 'run steps as this agent, without the sandbox (they can reach all it can)',
+    },
+    'step-network': {
+      type: 'string',
+      default: 'host',
+      help: "host: steps share the agent's network; none: a network namespace of their own",
+    },
+    'step-uid-base': {
+      type: 'string',
+      default: '200000',
+      help: 'a root agent runs each step as its own uid from here',
+    },
+    'step-max-processes': {
+      type: 'string',
+      default: String(DEFAULT_STEP_LIMITS.processes),
+      help: 'processes a step may have',
+    },
+    'step-max-memory-mb': {
+      type: 'string',
+      default: String(DEFAULT_STEP_LIMITS.memoryBytes / MB),
+      help: 'address space of each step process, MiB',
+    },
+    'step-max-file-mb': {
+      type: 'string',
+      default: String(DEFAULT_STEP_LIMITS.fileBytes / MB),
+      help: 'largest file a step writes, MiB',
+    },
+    'step-max-open-files': {
+      type: 'string',
+      default: String(DEFAULT_STEP_LIMITS.openFiles),
+      help: 'open files per process',
+    },
+    'step-max-workspace-mb': {
+      type: 'string',
+      default: String(DEFAULT_STEP_LIMITS.workspaceBytes / MB),
+      help: "size of a step's workspace and /tmp, MiB",
+    },
+    host: { type: 'string', default: '0.0.0.0', help: 'address of the log endpoint (and health, metrics)' },
+    port: { type: 'string', default: '8443', help: 'its port; HTTPS with --cert and --key' },
+    cert: { type: 'string', help: 'serving certificate file of the log endpoint (PEM)' },
+    key: { type: 'string', help: 'its private key file (PEM)' },
+    ...opsFlags('0', '0'),
   },
-});
+);
 
 function positive(name: string): number {
   const v = Number(f[name as keyof typeof f]);
@@ -129,6 +190,11 @@ const agent = new Agent(
 
 const api = apiClient(kc, k8s.CustomObjectsApi);
 const authorizer = new LogAuthorizer(kc);
+const opsServers = serveOpsFlags('runtimed', f, {
+  registry: agent.registry,
+  ready: () => agent.healthy(),
+  notReady: NOT_READY,
+});
 const app = createApp({
   dataDir,
   ready: () => agent.healthy(),
@@ -190,6 +256,7 @@ const shutdown = (signal: string) => {
     await presence.stop();
     logs.stop();
     server.close();
+    for (const s of opsServers) s.close();
     process.exit(0);
   });
 };

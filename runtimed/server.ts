@@ -11,6 +11,9 @@ import { log } from '../src/telemetry/log.js';
 import type { Registry } from 'prom-client';
 import type { Decision } from './auth.js';
 
+/** Why /readyz says no. */
+export const NOT_READY = 'the Run cache has not synced';
+
 export interface ServerDeps {
   dataDir: string;
   ready: () => boolean;
@@ -22,7 +25,7 @@ export interface ServerDeps {
 export function createApp(d: ServerDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(opsMiddleware({ registry: d.registry, ready: d.ready, notReady: 'the Run cache has not synced' }));
+  app.use(opsMiddleware({ registry: d.registry, ready: d.ready, notReady: NOT_READY }));
   app.get('/namespaces/:namespace/runs/:name/log', async (req, res) => {
     const { namespace, name } = req.params;
     try {

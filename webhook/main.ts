@@ -3,7 +3,6 @@
 // checks, health and metrics endpoints.
 import { readFileSync, watchFile } from 'node:fs';
 import { createServer } from 'node:https';
-import { parseArgs } from 'node:util';
 import type { Workflow } from '../src/api/types.js';
 import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
 import { LABEL_AGENT } from '../src/labels.js';
@@ -13,25 +12,53 @@ import { log } from '../src/telemetry/log.js';
 import { DEFAULT_RUN_CREATORS } from '../src/validate/index.js';
 import { DEFAULT_RUNTIMED_USERS } from '../src/validate/run-status.js';
 import { DEFAULT_RUN_STALE_MS } from '../src/runtime/lifecycle.js';
-import { createApp } from './server.js';
+import { opsFlags, serveOpsFlags } from '../src/telemetry/ops.js';
+import { processFlags } from '../src/flags.js';
+import { registry } from './metrics.js';
+import { createApp, NOT_READY } from './server.js';
 
-const { values: flags } = parseArgs({
-  options: {
-    host: { type: 'string', default: '127.0.0.1' },
-    port: { type: 'string', default: '9443' },
-    cert: { type: 'string' },
-    key: { type: 'string' },
-    kubeconfig: { type: 'string' },
-    'run-creator-users': { type: 'string' },
-    'run-creator-groups': { type: 'string' },
-    // The service accounts of runtimed, and the shortest stale period its agents use: an agent
-    // writes the status of the Runs it holds, and re-queues another's only once it is stale.
-    'runtimed-users': { type: 'string' },
-    'run-stale-seconds': { type: 'string', default: String(DEFAULT_RUN_STALE_MS / 1000) },
-    // Where runtimed agents hold their Leases (runtimed --lease-namespace).
-    'agent-namespace': { type: 'string', default: AGENT_LEASE_NAMESPACE },
+const flags = processFlags(
+  'webhook',
+  'The validating and mutating admission webhook of kruntimes.io over HTTPS, with a Workflow cache for graph checks.',
+  {
+    host: {
+      type: 'string',
+      default: '127.0.0.1',
+      help: 'address the HTTPS server listens on (0.0.0.0 in a Pod)',
+    },
+    port: {
+      type: 'string',
+      default: '9443',
+      help: 'HTTPS port (admission, and /healthz, /readyz, /metrics)',
+    },
+    cert: { type: 'string', help: 'serving certificate file (PEM; reloaded when it changes). Required' },
+    key: { type: 'string', help: 'its private key file (PEM). Required' },
+    kubeconfig: { type: 'string', help: 'kubeconfig file; in a Pod, its service account' },
+    'run-creator-users': {
+      type: 'string',
+      help: `users who may create Runs, comma-separated (default ${DEFAULT_RUN_CREATORS.users.join(',')})`,
+    },
+    'run-creator-groups': {
+      type: 'string',
+      help: `groups who may create Runs, comma-separated (default ${DEFAULT_RUN_CREATORS.groups.join(',')})`,
+    },
+    'runtimed-users': {
+      type: 'string',
+      help: `runtimed's service accounts, comma-separated: the only writers of a Run's status (default ${DEFAULT_RUNTIMED_USERS.join(',')})`,
+    },
+    'run-stale-seconds': {
+      type: 'string',
+      default: String(DEFAULT_RUN_STALE_MS / 1000),
+      help: "the shortest runtimed --stale-seconds: an agent may re-queue another's Run only once it is this stale",
+    },
+    'agent-namespace': {
+      type: 'string',
+      default: AGENT_LEASE_NAMESPACE,
+      help: 'where runtimed agents hold their Leases (runtimed --lease-namespace)',
+    },
+    ...opsFlags('0', '0'),
   },
-});
+);
 if (!flags.cert || !flags.key) {
   console.error('webhook: --cert and --key are required');
   process.exit(2);
@@ -55,8 +82,14 @@ const agents = new ResilientInformer<KubeObject & LeaseLike>(kc, {
 const list = (v: string | undefined, fallback: string[]) =>
   v === undefined ? fallback : v.split(',').filter(Boolean);
 
+const ready = () => workflows.healthy();
+const opsServers = serveOpsFlags('webhook', flags, {
+  registry,
+  ready,
+  notReady: NOT_READY,
+});
 const app = createApp({
-  ready: () => workflows.healthy(),
+  ready,
   workflows: {
     get: (ns, name) => workflows.get(ns, name),
     inNamespace: (ns) => workflows.namespaceMap(ns),
@@ -100,6 +133,7 @@ const shutdown = () => {
   log.info('shutting down');
   workflows.stop();
   agents.stop();
+  for (const s of opsServers) s.close();
   server.close(() => process.exit(0));
   setTimeout(() => process.exit(0), 5000).unref();
 };

@@ -9,6 +9,9 @@ import { mutateRequest } from './mutate/index.js';
 import { decodeReview, deny, type AdmissionRequest, type AdmissionReview } from './review.js';
 import { validateRequest, type ValidateDeps } from './validate/index.js';
 
+/** Why /readyz says no. */
+export const NOT_READY = 'the Workflow cache has not synced';
+
 /** Kubernetes objects reach ~1.5 MiB; the review carries object and oldObject, plus the envelope. */
 export const BODY_LIMIT = '4mb';
 
@@ -19,7 +22,7 @@ export interface AppDeps extends ValidateDeps {
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(opsMiddleware({ registry, ready: deps.ready, notReady: 'the Workflow cache has not synced' }));
+  app.use(opsMiddleware({ registry, ready: deps.ready, notReady: NOT_READY }));
 
   // strict: false so a JSON scalar still gets an AdmissionReview denial rather than a parse error.
   const json = express.json({ limit: BODY_LIMIT, strict: false, type: () => true });

@@ -96,7 +96,7 @@ start_controller() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
   supervise controller node "${NODE_FLAGS[@]}" dist/bundle/controller/main.js \
-    --kubeconfig "$state/kubeconfig-controller" --metrics-port "$CONTROLLER_PORT" --identity local-controller
+    --kubeconfig "$state/kubeconfig-controller" --health-addr "127.0.0.1:$CONTROLLER_PORT" --metrics-addr "127.0.0.1:$CONTROLLER_PORT" --identity local-controller
 }
 
 runtimed_ready() {
