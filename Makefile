@@ -15,7 +15,7 @@ endif
 export NODE_OPTIONS := --experimental-vm-modules
 JEST := node_modules/.bin/jest
 
-.PHONY: install build up down test unit integration demo bench chaos memory lint format gen controlplane
+.PHONY: install build up down test unit integration demo bench chaos memory lint format gen controlplane image
 
 install: node_modules/.installed
 
@@ -31,6 +31,11 @@ build: install
 # Builds the pinned control plane into the cache outside the repository (slow only the first time).
 controlplane:
 	@bash test/controlplane/build.sh >/dev/null
+
+# The image (Containerfile) with podman: on BASE_IMAGE when given (an official Node.js 24 image),
+# else on a local base made once with debootstrap (tools/image/base.sh). IMAGE names the result.
+image: install
+	@bash tools/image/build.sh >/dev/null
 
 up: install
 	@bash test/controlplane/up.sh
