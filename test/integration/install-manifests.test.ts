@@ -1,0 +1,131 @@
+// The install manifests (config/default through kustomize): the image is set by kustomize, an
+// overlay with another namespace carries every namespace-bearing name with it, and the Pods pass
+// the real API server's Pod Security admission at the levels config/rbac/namespace.yaml promises.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { testCluster, type TestCluster } from '../harness/cluster.js';
+import { kubectl } from '../harness/kubectl.js';
+import { repoRoot } from '../harness/paths.js';
+
+interface Obj {
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+/** `kubectl kustomize` of a kustomization written in a temporary folder inside config/. */
+function render(kustomization: string): Obj[] {
+  const dir = mkdtempSync(join(repoRoot, 'config', '.test-overlay-'));
+  try {
+    writeFileSync(join(dir, 'kustomization.yaml'), kustomization);
+    const r = kubectl(['kustomize', dir]);
+    if (r.status !== 0) throw new Error(r.stderr);
+    return parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const find = (objs: Obj[], kind: string, name: string) => {
+  const o = objs.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`${kind}/${name} is not rendered`);
+  return o;
+};
+type PodTemplate = { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+const template = (objs: Obj[], name: string) =>
+  (find(objs, 'Deployment', name).spec as { template: PodTemplate }).template;
+
+describe('install manifests', () => {
+  it('builds the same objects from the root kustomization as from config/default, with the image kustomize sets', () => {
+    const root = kubectl(['kustomize', repoRoot]);
+    const def = kubectl(['kustomize', join(repoRoot, 'config', 'default')]);
+    expect(root.status).toBe(0);
+    expect(root.stdout).toBe(def.stdout);
+    const objs = parseAllDocuments(def.stdout).map((d) => d.toJS() as Obj);
+    for (const name of ['kruntimes-webhook', 'kruntimes-controller', 'kruntimes-runtimed']) {
+      const containers = template(objs, name).spec.containers as { image: string }[];
+      expect(containers.map((c) => c.image)).toEqual(['localhost/kruntimes-ts:0.1.0']);
+    }
+    const moved = render(
+      `resources: [../default]\nimages: [{ name: localhost/kruntimes-ts, newName: registry.example/kruntimes-ts, newTag: '1.2.3' }]\n`,
+    );
+    expect((template(moved, 'kruntimes-webhook').spec.containers as { image: string }[])[0]?.image).toBe(
+      'registry.example/kruntimes-ts:1.2.3',
+    );
+  });
+
+  it('carries every namespace-bearing name into an overlay with another namespace', () => {
+    const objs = render(
+      'namespace: krt-elsewhere\nresources: [../default]\ntransformers: [../namespace-follow]\n',
+    );
+    expect(JSON.stringify(objs)).not.toContain('kruntimes-system');
+    for (const name of ['kruntimes-webhook', 'kruntimes-runtimed'])
+      expect(find(objs, 'Certificate', name).spec?.dnsNames).toEqual([
+        `${name}.krt-elsewhere.svc`,
+        `${name}.krt-elsewhere.svc.cluster.local`,
+      ]);
+    for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']) {
+      const cfg = objs.find((o) => o.kind === kind) as Obj & {
+        webhooks: { clientConfig: { service: { namespace: string } } }[];
+      };
+      expect(cfg.metadata.annotations?.['cert-manager.io/inject-ca-from']).toBe('krt-elsewhere/kruntimes-ca');
+      expect(new Set(cfg.webhooks.map((w) => w.clientConfig.service.namespace))).toEqual(
+        new Set(['krt-elsewhere']),
+      );
+    }
+    // runtimed's rights stay in the namespace it serves, bound to its account in the new namespace.
+    const binding = find(objs, 'RoleBinding', 'kruntimes-runtimed') as Obj & {
+      subjects: { name: string; namespace: string }[];
+    };
+    expect(binding.metadata.namespace).toBe('default');
+    expect(binding.subjects).toEqual([
+      expect.objectContaining({ name: 'kruntimes-runtimed', namespace: 'krt-elsewhere' }),
+    ]);
+    const env = (
+      template(objs, 'kruntimes-runtimed').spec.containers as { env: { name: string; value?: string }[] }[]
+    )[0]?.env;
+    expect(env?.find((e) => e.name === 'SERVED_NAMESPACES')?.value).toBe('default');
+  });
+
+  describe('Pod Security admission', () => {
+    let restricted: TestCluster;
+    const objs = () => parseAllDocuments(kubectl(['kustomize', repoRoot]).stdout).map((d) => d.toJS() as Obj);
+    beforeAll(async () => {
+      restricted = await testCluster('pod-security', {
+        'pod-security.kubernetes.io/enforce': 'restricted',
+        'pod-security.kubernetes.io/enforce-version': 'latest',
+      });
+    });
+    afterAll(() => restricted.cleanup());
+    const tryPod = (ns: string, t: PodTemplate, name: string) =>
+      kubectl(
+        ['create', '--dry-run=server', '-n', ns, '-f', '-'],
+        // Its service account is not in the test namespace, and Pod Security does not look at it.
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name },
+          spec: { ...t.spec, serviceAccountName: undefined },
+        }),
+      );
+
+    it.each(['kruntimes-webhook', 'kruntimes-controller'])('admits the %s Pod under "restricted"', (name) => {
+      const r = tryPod(restricted.namespace, template(objs(), name), name);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    });
+
+    it('refuses the runtimed Pod under "restricted" for its privileged container only, and the install namespace admits it', () => {
+      const t = template(objs(), 'kruntimes-runtimed');
+      const r = tryPod(restricted.namespace, t, 'runtimed');
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(
+        /violates PodSecurity "restricted:latest": .*privileged \(container "runtimed" must not set securityContext.privileged=true\)/,
+      );
+      // The namespace of the install, as config/rbac/namespace.yaml labels it.
+      const ns = find(objs(), 'Namespace', 'kruntimes-system');
+      expect(ns.metadata).toMatchObject({ labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } });
+    });
+  });
+});
