@@ -15,7 +15,7 @@ endif
 export NODE_OPTIONS := --experimental-vm-modules
 JEST := node_modules/.bin/jest
 
-.PHONY: install build up down test unit integration demo bench chaos memory lint format gen controlplane image
+.PHONY: install build up down test unit integration demo bench chaos memory lint format gen controlplane image cluster-up cluster-down e2e-cluster kind-e2e deploy
 
 install: node_modules/.installed
 
@@ -36,6 +36,27 @@ controlplane:
 # else on a local base made once with debootstrap (tools/image/base.sh). IMAGE names the result.
 image: install
 	@bash tools/image/build.sh >/dev/null
+
+# Installs config/default on the cluster of the current kubeconfig, after checking that
+# cert-manager is there and that the API server accepts every object (tools/deploy.sh).
+deploy:
+	@bash tools/deploy.sh
+
+# A real one-node Kubernetes on this machine (root; test/cluster): the control plane above plus
+# kubelet, kube-scheduler, kube-proxy, containerd and cert-manager, with the image imported.
+cluster-up: install
+	@bash test/cluster/up.sh
+
+cluster-down:
+	@bash test/cluster/down.sh
+
+# Deploys config/default on that cluster (started if needed) and runs test/e2e-cluster through it.
+e2e-cluster: install
+	$(JEST) --selectProjects cluster --runInBand
+
+# The same suite on a kind cluster, for users with Docker (not exercised on these machines).
+kind-e2e: install
+	@bash test/cluster/kind.sh
 
 up: install
 	@bash test/controlplane/up.sh

@@ -1,5 +1,6 @@
-// Two projects: the pure unit tests beside the code, and the suites in test/ that need the
-// local control plane (started by the global setup when it is not already running).
+// Three projects: the pure unit tests beside the code, the suites in test/ that need the local
+// control plane (started by the global setup when it is not already running), and the install on a
+// real one-node cluster (test/cluster, started likewise).
 const tsJest = {
   '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
 };
@@ -10,7 +11,7 @@ const common = {
   testEnvironment: 'node',
   // The local control plane's state: etcd's own .snap files are not jest snapshots (jest --ci
   // failed on them as "obsolete" once etcd had written its first snapshot).
-  modulePathIgnorePatterns: ['<rootDir>/.kruntimes/', '<rootDir>/dist/'],
+  modulePathIgnorePatterns: ['<rootDir>/.kruntimes/', '<rootDir>/.kruntimes-cluster/', '<rootDir>/dist/'],
 };
 
 export default {
@@ -27,6 +28,15 @@ export default {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/harness/timeout.ts'],
+    },
+    {
+      ...common,
+      displayName: 'cluster',
+      roots: ['<rootDir>/test'],
+      testMatch: ['<rootDir>/test/e2e-cluster/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/harness/cluster-setup.ts',
+      globalTeardown: '<rootDir>/test/harness/cluster-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/harness/timeout.ts'],
     },
   ],

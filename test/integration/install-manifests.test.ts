@@ -1,12 +1,13 @@
 // The install manifests (config/default through kustomize): the image is set by kustomize, an
 // overlay with another namespace carries every namespace-bearing name with it, and the Pods pass
 // the real API server's Pod Security admission at the levels config/rbac/namespace.yaml promises.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
-import { repoRoot } from '../harness/paths.js';
+import { adminKubeconfig, kubectlPath, repoRoot } from '../harness/paths.js';
 
 interface Obj {
   kind: string;
@@ -86,6 +87,28 @@ describe('install manifests', () => {
       template(objs, 'kruntimes-runtimed').spec.containers as { env: { name: string; value?: string }[] }[]
     )[0]?.env;
     expect(env?.find((e) => e.name === 'SERVED_NAMESPACES')?.value).toBe('default');
+  });
+
+  it('refuses to deploy on a cluster without cert-manager, naming it, and applies nothing', () => {
+    // The local environment has no cert-manager.
+    const r = spawnSync(join(repoRoot, 'tools', 'deploy.sh'), [], {
+      encoding: 'utf8',
+      env: { ...process.env, KUBECTL: kubectlPath, KUBECONFIG: adminKubeconfig },
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      'deploy: cert-manager is not installed in this cluster (no certificates.cert-manager.io issuers.cert-manager.io): install it first (README, "Install on a cluster"). Nothing was applied.\n',
+    );
+    expect(kubectl(['get', 'deployments', '-n', 'kruntimes-system', '-o', 'name']).stdout).toBe('');
+    expect(
+      kubectl([
+        'get',
+        'validatingwebhookconfiguration',
+        'kruntimes-validating',
+        '-o',
+        'jsonpath={.metadata.annotations}',
+      ]).stdout,
+    ).not.toContain('cert-manager');
   });
 
   describe('Pod Security admission', () => {

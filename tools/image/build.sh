@@ -7,10 +7,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$root/tools/image/containers.conf}
 log() { printf 'image: %s\n' "$*" >&2; }
-command -v podman >/dev/null || {
-  log "podman is needed (apt-get install podman)"
-  exit 1
-}
+command -v podman >/dev/null && command -v debootstrap >/dev/null || "$root/tools/host-packages.sh"
 version=$(node -p 'require("./package.json").version')
 revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 image=${IMAGE:-localhost/kruntimes-ts:$version}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The one-node cluster's PKI with openssl, each file once: a CA, the API server's serving
+# certificate (its Service IP and the node address as names), client certificates (admin, the
+# controller manager, the scheduler, kube-proxy, the kubelet as its node), the kubelet's serving
+# certificate, cert-manager's webhook serving certificate and the service-account key pair.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$pki"
+cd "$pki"
+key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1.key" 2>/dev/null; }
+[ -f ca.crt ] || {
+  key ca
+  openssl req -x509 -new -key ca.key -sha256 -days 3650 -subj "/CN=kruntimes-cluster-ca" -out ca.crt 2>/dev/null
+}
+sign() { # NAME SUBJECT EXTENSIONS
+  [ -f "$1.crt" ] && return 0
+  key "$1"
+  openssl req -new -key "$1.key" -subj "$2" -out "$1.csr" 2>/dev/null
+  printf '%s\n' "$3" >"$1.ext"
+  openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 3650 -sha256 \
+    -extfile "$1.ext" -out "$1.crt" 2>/dev/null
+  rm -f "$1.csr" "$1.ext"
+}
+client='basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=clientAuth'
+server() { printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=%s\n' "$1"; }
+sign apiserver "/CN=kube-apiserver" "$(server "IP:$NODE_IP,IP:$API_SERVICE_IP,IP:127.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local")"
+sign admin "/O=system:masters/CN=kruntimes-cluster-admin" "$client"
+sign kcm "/CN=system:kube-controller-manager" "$client"
+sign scheduler "/CN=system:kube-scheduler" "$client"
+sign kube-proxy "/CN=system:kube-proxy" "$client"
+sign kubelet "/O=system:nodes/CN=system:node:$NODE" "$client"
+sign kubelet-serving "/CN=$NODE" "$(server "IP:$NODE_IP,DNS:$NODE")"
+sign apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" "$client"
+sign cert-manager-webhook "/CN=cert-manager-webhook" "$(server "IP:$NODE_IP")"
+[ -f sa.key ] || {
+  openssl genrsa -out sa.key 2048 2>/dev/null
+  openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+}
+chmod 600 ./*.key

@@ -1,0 +1,297 @@
+// The install path on a real one-node cluster (test/cluster/up.sh): config/default deployed as a
+// user would (test/e2e-cluster/overlay only never pulls the image), then used and uninstalled.
+// The API server calls the webhook through its Service, cert-manager issues and rotates its
+// certificate, runtimed runs the samples' steps in a Pod, and `kubectl delete -k` leaves nothing.
+import { jest } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { connect } from 'node:tls';
+import { join } from 'node:path';
+import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
+import { repoRoot } from '../harness/paths.js';
+import { ck, ckAsync, ckJson, clusterKubeconfig, clusterState, krt } from '../harness/node-cluster.js';
+
+const overlay = join(repoRoot, 'test', 'e2e-cluster', 'overlay');
+const ns = 'kruntimes-system';
+
+jest.setTimeout(300_000);
+
+async function until<T>(
+  what: string,
+  seconds: number,
+  f: () => T | undefined | false | Promise<T | undefined | false>,
+) {
+  const end = Date.now() + seconds * 1000;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`${what}: not within ${seconds} s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+interface Pod {
+  metadata: { name: string; labels: Record<string, string> };
+  status: {
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { ready: boolean; restartCount: number }[];
+  };
+  spec: { containers: { readinessProbe?: unknown; livenessProbe?: unknown }[] };
+}
+const pods = () => ckJson<{ items: Pod[] }>(['get', 'pods', '-n', ns]).items;
+
+/** The certificate a TLS server presents (the webhook, through its Service's cluster IP). */
+function servedCertificate(host: string, port: number): Promise<X509Certificate> {
+  return new Promise((resolve, reject) => {
+    const s = connect(
+      { host, port, rejectUnauthorized: false, servername: 'kruntimes-webhook.kruntimes-system.svc' },
+      () => {
+        const raw = s.getPeerCertificate().raw;
+        s.end();
+        resolve(new X509Certificate(raw));
+      },
+    );
+    s.on('error', reject);
+  });
+}
+const secretCertificate = (name: string) =>
+  new X509Certificate(
+    Buffer.from(
+      ckJson<{ data: Record<string, string> }>(['get', 'secret', '-n', ns, name]).data['tls.crt'] ?? '',
+      'base64',
+    ),
+  );
+
+describe('install on a one-node cluster', () => {
+  beforeAll(async () => {
+    // As a user installs it (make deploy).
+    const r = spawnSync(join(repoRoot, 'tools', 'deploy.sh'), [overlay], {
+      encoding: 'utf8',
+      env: { ...process.env, KUBECTL: join(clusterState, 'bin', 'kubectl'), KUBECONFIG: clusterKubeconfig },
+    });
+    if (r.status !== 0) throw new Error(`tools/deploy.sh: ${r.stderr}`);
+    const w = ck(['wait', '-n', ns, '--for=condition=Available', 'deployment', '--all', '--timeout=240s']);
+    if (w.status !== 0)
+      throw new Error(
+        `the Deployments are not Available: ${w.stderr}\n${ck(['get', 'pods', '-n', ns, '-o', 'wide']).stdout}`,
+      );
+  });
+
+  it('runs every Pod Ready with its probes on, and none restarted', () => {
+    const all = pods();
+    const byComponent = (c: string) =>
+      all.filter((p) => p.metadata.labels['app.kubernetes.io/component'] === c);
+    for (const c of ['webhook', 'controller', 'runtimed']) expect(byComponent(c)).toHaveLength(2);
+    for (const p of all) {
+      expect([p.metadata.name, p.status.conditions?.find((c) => c.type === 'Ready')?.status]).toEqual([
+        p.metadata.name,
+        'True',
+      ]);
+      for (const c of p.spec.containers) {
+        expect(c.readinessProbe).toBeDefined();
+        expect(c.livenessProbe).toBeDefined();
+      }
+      expect([p.metadata.name, p.status.containerStatuses?.map((s) => s.restartCount)]).toEqual([
+        p.metadata.name,
+        [0],
+      ]);
+    }
+  });
+
+  it('has the API server call the webhook through its Service, with the CA cert-manager injected, and deny an invalid WorkflowRun', () => {
+    const cfg = ckJson<{
+      webhooks: {
+        clientConfig: { service?: { name: string; namespace: string }; caBundle?: string; url?: string };
+      }[];
+    }>(['get', 'validatingwebhookconfiguration', 'kruntimes-validating']);
+    for (const w of cfg.webhooks) {
+      expect(w.clientConfig.service).toMatchObject({ name: 'kruntimes-webhook', namespace: ns });
+      expect(w.clientConfig.url).toBeUndefined();
+      const ca = new X509Certificate(Buffer.from(w.clientConfig.caBundle ?? '', 'base64'));
+      expect(ca.subject).toContain('CN=kruntimes-ca');
+    }
+    const bad = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'invalid', namespace: 'default' },
+      // Well-formed to the CRD schema; only the webhook knows that the job it needs does not exist.
+      spec: {
+        jobs: { deploy: { needs: ['build'], 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } },
+      },
+    };
+    const r = ck(['create', '-f', '-'], JSON.stringify(bad));
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('admission webhook "validate.kruntimes.io" denied the request');
+    expect(r.stderr).toContain('spec.jobs.deploy.needs');
+  });
+
+  it('runs the samples to Succeeded with runtimed in a Pod', async () => {
+    expect(ck(['apply', '-n', 'default', '-k', join(repoRoot, 'config', 'samples')]).status).toBe(0);
+    expect(
+      ck(['wait', '-n', 'default', '--for=condition=Ready', '--timeout=60s', 'workflow/release']).status,
+    ).toBe(0);
+    const trigger = krt(['-n', 'default', 'workflow', 'trigger', 'release']);
+    expect(trigger.stderr).toBe('');
+    const name = trigger.stdout.trim();
+    // watch follows the tree on stderr and exits 0 once the run Succeeded.
+    const watched = krt(['-n', 'default', 'workflowrun', 'watch', name]);
+    expect([watched.status, watched.stderr.trim().split('\n').pop()]).toEqual([0, `${name}: Succeeded`]);
+    const run = ckJson<{ status: { phase: string; outputs?: Record<string, string> } }>([
+      'get',
+      '-n',
+      'default',
+      'workflowrun',
+      name,
+    ]);
+    expect(run.status.phase).toBe('Succeeded');
+    expect(run.status.outputs?.endpoint).toBe('https://staging.example.com');
+    // The steps ran in the runtimed Pods.
+    const runs = ckJson<{ items: { status?: { assignedTo?: string } }[] }>([
+      'get',
+      '-n',
+      'default',
+      'runs',
+    ]).items;
+    expect(runs.length).toBeGreaterThan(0);
+    for (const r of runs) expect(r.status?.assignedTo).toMatch(/^kruntimes-runtimed-/);
+  });
+
+  it('keeps admission answering while cert-manager renews the serving certificate', async () => {
+    const svc = ckJson<{ spec: { clusterIP: string } }>(['get', 'service', '-n', ns, 'kruntimes-webhook'])
+      .spec.clusterIP;
+    const before = secretCertificate('kruntimes-webhook-cert');
+    const caBefore = ckJson<{ webhooks: { clientConfig: { caBundle: string } }[] }>([
+      'get',
+      'validatingwebhookconfiguration',
+      'kruntimes-validating',
+    ]).webhooks[0]?.clientConfig.caBundle;
+    // Admission asked over and over (a server-side dry run: the webhook answers, nothing is stored).
+    const probe = JSON.stringify({
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: 'probe', namespace: 'default' },
+      spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } } },
+    });
+    let stop = false;
+    const answers: { status: number | null; stderr: string }[] = [];
+    const asking = (async () => {
+      while (!stop) answers.push(await ckAsync(['create', '--dry-run=server', '-f', '-'], probe));
+    })();
+    // What `cmctl renew` does: the Issuing condition.
+    const patch = ck([
+      'patch',
+      'certificate',
+      '-n',
+      ns,
+      'kruntimes-webhook',
+      '--subresource=status',
+      '--type=json',
+      '-p',
+      JSON.stringify([
+        {
+          op: 'add',
+          path: '/status/conditions/-',
+          value: { type: 'Issuing', status: 'True', reason: 'ManuallyTriggered', message: 'e2e' },
+        },
+      ]),
+    ]);
+    expect(patch.stderr).toBe('');
+    const after = await until('a new certificate in the Secret', 120, () => {
+      const c = secretCertificate('kruntimes-webhook-cert');
+      return c.serialNumber !== before.serialNumber && c;
+    });
+    // The kubelet updates the mounted Secret, and the webhook reloads it.
+    await until('the webhook serving the new certificate', 240, async () => {
+      const served = await servedCertificate(svc, 443).catch(() => undefined);
+      return served?.serialNumber === after.serialNumber;
+    });
+    stop = true;
+    await asking;
+    expect(answers.length).toBeGreaterThan(10);
+    expect(answers.filter((a) => a.status !== 0)).toEqual([]);
+    // Signed by the same CA: the caBundle did not have to change.
+    expect(after.checkIssued(new X509Certificate(Buffer.from(caBefore ?? '', 'base64')))).toBe(true);
+    expect(
+      ckJson<{ webhooks: { clientConfig: { caBundle: string } }[] }>([
+        'get',
+        'validatingwebhookconfiguration',
+        'kruntimes-validating',
+      ]).webhooks[0]?.clientConfig.caBundle,
+    ).toBe(caBefore);
+  });
+
+  it('completes a run whose leading controller Pod is deleted in the middle of it', async () => {
+    const wf = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: 'two-steps', namespace: 'default' },
+      spec: {
+        jobs: {
+          a: {
+            'runs-on': 'bash',
+            steps: [{ name: 's', run: 'sleep 8; echo "v=1" >> "$KRT_OUTPUT"' }],
+            outputs: { v: '${{ steps.s.outputs.v }}' },
+          },
+          b: { needs: ['a'], 'runs-on': 'bash', steps: [{ name: 's', run: 'echo done' }] },
+        },
+      },
+    };
+    expect(ck(['apply', '-f', '-'], JSON.stringify(wf)).status).toBe(0);
+    expect(
+      ck(['wait', '-n', 'default', '--for=condition=Ready', '--timeout=60s', 'workflow/two-steps']).status,
+    ).toBe(0);
+    const name = krt(['-n', 'default', 'workflow', 'trigger', 'two-steps']).stdout.trim();
+    expect(name).not.toBe('');
+    const uid = ckJson<{ metadata: { uid: string } }>(['get', '-n', 'default', 'workflowrun', name]).metadata
+      .uid;
+    await until('job a running', 60, () => {
+      const runs = ckJson<{ items: { status?: { phase?: string } }[] }>([
+        'get',
+        '-n',
+        'default',
+        'runs',
+        '-l',
+        `${LABEL_WORKFLOWRUN_UID}=${uid}`,
+      ]).items;
+      return runs.some((r) => r.status?.phase === 'Running');
+    });
+    const leader = ckJson<{ spec: { holderIdentity: string } }>([
+      'get',
+      'lease',
+      '-n',
+      ns,
+      'kruntimes-controller',
+    ]).spec.holderIdentity;
+    expect(leader).toMatch(/^kruntimes-controller-/);
+    expect(ck(['delete', 'pod', '-n', ns, leader, '--wait=false']).status).toBe(0);
+    const watched = krt(['-n', 'default', 'workflowrun', 'watch', name]);
+    expect([watched.status, watched.stderr.trim().split('\n').pop()]).toEqual([0, `${name}: Succeeded`]);
+    const newLeader = ckJson<{ spec: { holderIdentity: string } }>([
+      'get',
+      'lease',
+      '-n',
+      ns,
+      'kruntimes-controller',
+    ]).spec.holderIdentity;
+    expect(newLeader).not.toBe(leader);
+  });
+
+  it('uninstalls with kubectl delete -k and leaves nothing behind', async () => {
+    ck(['delete', '-n', 'default', 'workflowruns', '--all', '--wait=true', '--timeout=120s']);
+    ck(['delete', '-n', 'default', '-k', join(repoRoot, 'config', 'samples'), '--ignore-not-found']);
+    ck(['delete', '-n', 'default', 'workflow', 'two-steps', '--ignore-not-found']);
+    const r = ck(['delete', '-k', overlay, '--wait=true', '--timeout=180s']);
+    expect(r.stderr).toBe('');
+    await until('the namespace gone', 180, () => ck(['get', 'namespace', ns]).status !== 0);
+    const left = ck([
+      'get',
+      'crd,clusterrole,clusterrolebinding,validatingwebhookconfiguration,mutatingwebhookconfiguration,rolebinding,role',
+      '-A',
+      '-o',
+      'name',
+    ])
+      .stdout.split('\n')
+      .filter((l) => /kruntimes/.test(l));
+    expect(left).toEqual([]);
+  });
+});
