@@ -66,7 +66,7 @@ const f = processFlags(
     'lease-namespace': {
       type: 'string',
       default: process.env.POD_NAMESPACE || AGENT_LEASE_NAMESPACE,
-      help: "where this agent's Lease lives (default $POD_NAMESPACE, else kruntimes-system)",
+      help: "where this agent's Lease lives ($POD_NAMESPACE when set)",
     },
     'lease-seconds': { type: 'string', default: '15', help: 'seconds the Lease counts when not renewed' },
     bwrap: { type: 'string', default: 'bwrap', help: 'the step sandbox program (bubblewrap)' },

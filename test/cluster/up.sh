@@ -17,6 +17,9 @@ if alive kubelet && alive kube-apiserver && kubectl_ get --raw /readyz >/dev/nul
   exit 0
 fi
 "$root/test/cluster/down.sh" --quiet
+# One node per machine: its bridge, addresses and iptables rules are the host's.
+ip link show "$BRIDGE" >/dev/null 2>&1 &&
+  die "the bridge $BRIDGE exists: another checkout's cluster runs on this machine (make cluster-down there first)"
 
 started_at=$(date +%s)
 bin=$("$root/test/cluster/build.sh")
