@@ -54,8 +54,8 @@ process.on('message', (m: ToLauncher) => {
 });
 
 // The agent exited or was killed: nobody will report these steps, so none may go on running
-// (a restarted agent re-queues their Runs).
-// The line logged after the kill is when the steps were stopped (make chaos reads it).
+// (a restarted agent re-queues their Runs). The line logged after the kill marks when they were
+// stopped (make chaos reads it).
 process.on('disconnect', () => {
   for (const exec of executions.values()) exec.kill();
   log.warn({ steps: executions.size }, 'the agent went away; stopped its steps');
