@@ -174,6 +174,27 @@ describe('ResilientInformer list and watch', () => {
     inf.stop();
   });
 
+  it('takes a watch ERROR other than 410 as a failure: it backs off before the next watch, instead of a loop of watches', async () => {
+    const s = stub();
+    s.answer(listed('10'));
+    const inf = make(s);
+    await inf.start();
+    await settle();
+    // A server that answers every watch with an error (here: 500) at once.
+    s.event('ERROR', { ...obj('x', '0'), code: 500 });
+    await settle();
+    expect(s.calls.filter((c) => c.startsWith('watch'))).toHaveLength(1);
+    expect(inf.connectedSince()).toBe(performance.now());
+    // The pause is at least half its 200 ms base; then the watch opens again from where it was.
+    jest.advanceTimersByTime(99);
+    await settle();
+    expect(s.calls.filter((c) => c.startsWith('watch'))).toHaveLength(1);
+    jest.advanceTimersByTime(101);
+    await settle();
+    expect(s.calls.map((c) => c.replace(/@\d+/, ''))).toEqual(['list', 'watch rv=10', 'watch rv=10']);
+    inf.stop();
+  });
+
   it('backs off with growing, jittered pauses after failures, and lists again after several', async () => {
     const s = stub();
     const fail = async () => {

@@ -303,6 +303,9 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   private watchOnce(): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       let gone = false;
+      // Any other ERROR event (the server refusing the watch) is a failure: backed off, not a
+      // watch reopened at once, which a server that keeps refusing would answer in a hot loop.
+      let refused: Error | undefined;
       const params: Record<string, string | number | boolean | undefined> = {
         resourceVersion: this.resourceVersion,
         allowWatchBookmarks: true,
@@ -318,6 +321,10 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
             if (phase !== 'ERROR') this.reconnected();
             if (phase === 'ERROR') {
               if (obj.code === 410) gone = true;
+              else
+                refused = new Error(
+                  `watch refused: ${obj.code ?? '?'} ${(obj as { message?: string }).message ?? ''}`.trim(),
+                );
               this.abort?.abort();
               return;
             }
@@ -328,7 +335,8 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
           (err: unknown) => {
             this.open = false;
             this.lastProgress = Date.now();
-            if (err && !gone && !endsCleanly(err) && this.active) reject(err);
+            if (refused && this.active) reject(refused);
+            else if (err && !gone && !endsCleanly(err) && this.active) reject(err);
             else resolve(gone);
           },
         )
