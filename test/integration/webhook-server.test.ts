@@ -54,8 +54,8 @@ describe('webhook server', () => {
 // The few fields these checks read from rendered manifests.
 interface Manifest {
   kind: string;
-  metadata: { annotations: Record<string, string> };
-  spec: { dnsNames: string[] };
+  metadata: { name: string; annotations: Record<string, string> };
+  spec: { dnsNames: string[]; issuerRef?: { kind: string; name: string } };
   webhooks: { clientConfig: { service: object }; [k: string]: unknown }[];
 }
 
@@ -81,9 +81,8 @@ describe('webhook manifests', () => {
       'validate.kruntimes.io',
     ]);
     for (const d of configs) {
-      expect(d.metadata.annotations['cert-manager.io/inject-ca-from']).toBe(
-        'kruntimes-system/kruntimes-webhook',
-      );
+      // The install's CA, not the serving certificate: renewing that one leaves the caBundle as it is.
+      expect(d.metadata.annotations['cert-manager.io/inject-ca-from']).toBe('kruntimes-system/kruntimes-ca');
       for (const w of d.webhooks) {
         // Fail closed for what is created or changed; a deletion (only ever warned about) is not
         // held up by a webhook that is down.
@@ -103,8 +102,16 @@ describe('webhook manifests', () => {
       }
     }
     const certs = render('config/certmanager');
-    expect(certs.map((d) => d.kind).sort()).toEqual(['Certificate', 'Certificate', 'Issuer']);
-    const dnsNames = certs.filter((d) => d.kind === 'Certificate').flatMap((d) => d.spec.dnsNames);
+    expect(certs.map((d) => `${d.kind}/${d.metadata.name}`).sort()).toEqual([
+      'Certificate/kruntimes-ca',
+      'Certificate/kruntimes-runtimed',
+      'Certificate/kruntimes-webhook',
+      'Issuer/kruntimes-ca',
+      'Issuer/kruntimes-selfsigned',
+    ]);
+    const serving = certs.filter((d) => d.kind === 'Certificate' && d.metadata.name !== 'kruntimes-ca');
+    for (const c of serving) expect(c.spec.issuerRef).toEqual({ kind: 'Issuer', name: 'kruntimes-ca' });
+    const dnsNames = serving.flatMap((d) => d.spec.dnsNames);
     expect(dnsNames).toContain('kruntimes-webhook.kruntimes-system.svc');
     expect(dnsNames).toContain('kruntimes-runtimed.kruntimes-system.svc');
     expect(render('.').length).toBeGreaterThan(10);
