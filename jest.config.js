@@ -1,6 +1,6 @@
 // Three projects: the pure unit tests beside the code, the suites in test/ that need the local
 // control plane (started by the global setup when it is not already running), and the install on a
-// real one-node cluster (test/cluster, started likewise).
+// real one-node cluster (test/cluster, started by its suite while it runs).
 const tsJest = {
   '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
 };
@@ -35,8 +35,6 @@ export default {
       displayName: 'cluster',
       roots: ['<rootDir>/test'],
       testMatch: ['<rootDir>/test/e2e-cluster/**/*.test.ts'],
-      globalSetup: '<rootDir>/test/harness/cluster-setup.ts',
-      globalTeardown: '<rootDir>/test/harness/cluster-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/harness/timeout.ts'],
     },
   ],

@@ -62,6 +62,21 @@ const secretCertificate = (name: string) =>
     ),
   );
 
+// The cluster runs only while this suite does (not from jest's global setup), so its node, its
+// control plane and its Pods do not load the two cores while the other suites run.
+let startedCluster = false;
+beforeAll(() => {
+  if (process.env.KRT_CLUSTER_KUBECONFIG) return; // another cluster, started by the caller (make kind-e2e)
+  const up = spawnSync('bash', [join(repoRoot, 'test', 'cluster', 'up.sh')], { encoding: 'utf8' });
+  process.stderr.write(up.stderr);
+  if (up.status !== 0) throw new Error(`the one-node cluster did not start (exit ${up.status})`);
+  startedCluster = !up.stderr.includes('already running');
+}, 1_800_000);
+afterAll(() => {
+  if (startedCluster && !process.env.KRT_KEEP_CLUSTER)
+    spawnSync('bash', [join(repoRoot, 'test', 'cluster', 'down.sh')], { stdio: 'inherit' });
+}, 120_000);
+
 describe('install on a one-node cluster', () => {
   beforeAll(async () => {
     // As a user installs it (make deploy).

@@ -132,8 +132,12 @@ it('an agent that dies is known gone when its Lease expires: a Run made meanwhil
     30_000,
     'the Run to be marked NoAgent once the Lease expired',
   );
-  expect((await getWorkflowRun(c, 'orphaned')).status?.jobs?.job?.message).toBe(
-    `step "main": NoAgent: ${waitsFor('brief')}`,
+  // The controller carries the Run's reason into its WorkflowRun when it sees the Run change.
+  const why = `step "main": NoAgent: ${waitsFor('brief')}`;
+  await eventually(
+    async () => (await getWorkflowRun(c, 'orphaned')).status?.jobs?.job?.message === why,
+    30_000,
+    'the WorkflowRun to say why its job waits',
   );
   expect((await krt(c, 'agent', 'list')).stdout).toMatch(
     new RegExp(`^brief-${c.namespace}\\s+brief\\s+${c.namespace}\\s+no \\(expired \\d+s ago\\)`, 'm'),
