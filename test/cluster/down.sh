@@ -9,13 +9,6 @@ quiet=${1:-}
 [ -d "$state" ] || exit 0
 started_at=$(date +%s)
 
-stop_pid() { # PID NAME
-  local p=$1
-  kill -TERM "$p" 2>/dev/null || return 0
-  for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.2; done
-  log "$2 ($p) did not stop in 10s; killing it"
-  kill -KILL "$p" 2>/dev/null
-}
 
 # The kubelet first, so it restarts nothing; then every container, while containerd still runs.
 alive kubelet && stop_pid "$(pid_of kubelet)" kubelet

@@ -22,6 +22,8 @@ COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler container
 SYSCTLS=(net.ipv4.ip_forward vm.overcommit_memory kernel.panic kernel.panic_on_oops
   net.bridge.bridge-nf-call-iptables net.netfilter.nf_conntrack_max)
 
+# shellcheck disable=SC1091
+. "$root/test/shell-common.sh"
 log() { printf 'cluster: %s\n' "$*" >&2; }
 die() { printf 'cluster: error: %s\n' "$*" >&2; exit 1; }
 pid_of() { cat "$pids/$1.pid" 2>/dev/null || true; }

@@ -5,13 +5,6 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 quiet=${1:-}
 
-stop_pid() { # PID NAME
-  local p=$1
-  kill -TERM "$p" 2>/dev/null || return 0
-  for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.2; done
-  log "$2 ($p) did not stop in 10s; killing it"
-  kill -KILL "$p" 2>/dev/null
-}
 
 stopped=0
 # Supervisors first, or they would start again what is stopped below.

@@ -6,6 +6,8 @@ pids="$state/pids"
 logs="$state/logs"
 COMPONENTS=(etcd kube-apiserver kube-controller-manager webhook controller runtimed)
 
+# shellcheck disable=SC1091
+. "$root/test/shell-common.sh"
 log() { printf 'controlplane: %s\n' "$*" >&2; }
 die() { printf 'controlplane: error: %s\n' "$*" >&2; exit 1; }
 

@@ -6,23 +6,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$pki"
 cd "$pki"
-key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1.key" 2>/dev/null; }
 
 [ -f ca.crt ] || {
 openssl ecparam -name prime256v1 -genkey -noout -out ca.key
 openssl req -x509 -new -key ca.key -sha256 -days 3650 -subj "/CN=kruntimes-local-ca" -out ca.crt 2>/dev/null
 }
 
-# sign NAME SUBJECT EXTENSIONS (once: an existing certificate is kept)
-sign() {
-  [ -f "$1.crt" ] && return 0
-  key "$1"
-  openssl req -new -key "$1.key" -subj "$2" -out "$1.csr" 2>/dev/null
-  printf '%s\n' "$3" > "$1.ext"
-  openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 3650 -sha256 \
-    -extfile "$1.ext" -out "$1.crt" 2>/dev/null
-  rm -f "$1.csr" "$1.ext"
-}
 client='basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth'

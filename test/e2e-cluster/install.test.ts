@@ -38,6 +38,10 @@ interface Pod {
   };
   spec: { containers: { readinessProbe?: unknown; livenessProbe?: unknown }[] };
 }
+/** The controller replica holding the leader Lease. */
+const leaseHolder = () =>
+  ckJson<{ spec: { holderIdentity: string } }>(['get', 'lease', '-n', ns, 'kruntimes-controller']).spec
+    .holderIdentity;
 const pods = () => ckJson<{ items: Pod[] }>(['get', 'pods', '-n', ns]).items;
 
 /** The certificate a TLS server presents (the webhook, through its Service's cluster IP). */
@@ -270,24 +274,12 @@ describe('install on a one-node cluster', () => {
       ]).items;
       return runs.some((r) => r.status?.phase === 'Running');
     });
-    const leader = ckJson<{ spec: { holderIdentity: string } }>([
-      'get',
-      'lease',
-      '-n',
-      ns,
-      'kruntimes-controller',
-    ]).spec.holderIdentity;
+    const leader = leaseHolder();
     expect(leader).toMatch(/^kruntimes-controller-/);
     expect(ck(['delete', 'pod', '-n', ns, leader, '--wait=false']).status).toBe(0);
     const watched = krt(['-n', 'default', 'workflowrun', 'watch', name]);
     expect([watched.status, watched.stderr.trim().split('\n').pop()]).toEqual([0, `${name}: Succeeded`]);
-    const newLeader = ckJson<{ spec: { holderIdentity: string } }>([
-      'get',
-      'lease',
-      '-n',
-      ns,
-      'kruntimes-controller',
-    ]).spec.holderIdentity;
+    const newLeader = leaseHolder();
     expect(newLeader).not.toBe(leader);
   });
 
