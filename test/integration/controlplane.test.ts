@@ -2,7 +2,7 @@
 // RBAC forbids an identity with no bindings.
 import { execFileSync } from 'node:child_process';
 import { crd } from '../../src/kube/client.js';
-import { eventually, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
+import { eventually, GC_WAIT_MS, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { adminKubeconfig, kubectlPath } from '../harness/paths.js';
 
 const wfr = (name: string) => ({
@@ -60,50 +60,57 @@ describe('local control plane', () => {
     expect(kubectl('explain', 'workflowrun.spec.cancelRequested')).toContain('cannot be set back to false');
   });
 
-  it('lets the real garbage collector delete an owned object after its owner', async () => {
-    const owner = (await c.admin.custom.createNamespacedCustomObject({
-      ...crd('workflowruns', c.namespace),
-      body: wfr('owner'),
-    })) as { metadata: { uid: string } };
-    await c.admin.custom.createNamespacedCustomObject({
-      ...crd('runs', c.namespace),
-      body: {
-        apiVersion: 'kruntimes.io/v1alpha1',
-        kind: 'Run',
-        metadata: {
-          name: 'owner-build-package',
-          ownerReferences: [
-            {
-              apiVersion: 'kruntimes.io/v1alpha1',
-              kind: 'WorkflowRun',
-              name: 'owner',
-              uid: owner.metadata.uid,
-              controller: true,
-            },
-          ],
+  it(
+    'lets the real garbage collector delete an owned object after its owner',
+    async () => {
+      const owner = (await c.admin.custom.createNamespacedCustomObject({
+        ...crd('workflowruns', c.namespace),
+        body: wfr('owner'),
+      })) as { metadata: { uid: string } };
+      await c.admin.custom.createNamespacedCustomObject({
+        ...crd('runs', c.namespace),
+        body: {
+          apiVersion: 'kruntimes.io/v1alpha1',
+          kind: 'Run',
+          metadata: {
+            name: 'owner-build-package',
+            ownerReferences: [
+              {
+                apiVersion: 'kruntimes.io/v1alpha1',
+                kind: 'WorkflowRun',
+                name: 'owner',
+                uid: owner.metadata.uid,
+                controller: true,
+              },
+            ],
+          },
+          spec: { runtime: 'bash', script: 'true' },
         },
-        spec: { runtime: 'bash', script: 'true' },
-      },
-    });
-    const runExists = async () => {
-      try {
-        await c.admin.custom.getNamespacedCustomObject({
-          ...crd('runs', c.namespace),
-          name: 'owner-build-package',
-        });
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    expect(await runExists()).toBe(true);
-    await c.admin.custom.deleteNamespacedCustomObject({ ...crd('workflowruns', c.namespace), name: 'owner' });
-    await eventually(
-      async () => !(await runExists()),
-      30000,
-      'the garbage collector to delete the owned Run',
-    );
-  });
+      });
+      const runExists = async () => {
+        try {
+          await c.admin.custom.getNamespacedCustomObject({
+            ...crd('runs', c.namespace),
+            name: 'owner-build-package',
+          });
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(await runExists()).toBe(true);
+      await c.admin.custom.deleteNamespacedCustomObject({
+        ...crd('workflowruns', c.namespace),
+        name: 'owner',
+      });
+      await eventually(
+        async () => !(await runExists()),
+        GC_WAIT_MS,
+        'the garbage collector to delete the owned Run',
+      );
+    },
+    2 * GC_WAIT_MS,
+  );
 
   it('forbids the identity with no RBAC bindings to create a WorkflowRun', async () => {
     const r = await rejection(
