@@ -78,6 +78,13 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   let run = cached;
   let target = cached;
   let plan = planWorkflowRun({ ...observed, run });
+  const lagging = await existingWorkflow(namespace, plan.missingWorkflows ?? [], deps);
+  if (lagging) {
+    // A job fails for good on a missing Workflow, so the cache's word is not enough: one created
+    // just before its run may not have reached the cache yet.
+    log.debug({ run: key, workflow: lagging }, 'a called Workflow exists but is not cached yet');
+    return CACHE_LAG_RETRY_MS;
+  }
   if (plan.actions.some((a) => a.type === 'deleteWorkflowRun')) {
     await deleteWorkflowRun(cached, deps);
     return undefined;
@@ -146,6 +153,25 @@ function refusal(action: Extract<Action, { job: string }>, e: unknown): string {
 /** Timestamps that only the planner's clock would change do not make a status different. */
 export function withoutTimes(s: object): unknown {
   return JSON.parse(JSON.stringify(s, (k, v) => (k === 'lastTransitionTime' ? undefined : v)));
+}
+
+const CACHE_LAG_RETRY_MS = 500;
+
+/** The first of `names` the API server has as a Workflow in `namespace`, if any. */
+async function existingWorkflow(
+  namespace: string,
+  names: string[],
+  deps: ReconcileDeps,
+): Promise<string | undefined> {
+  for (const name of names) {
+    try {
+      await deps.custom.getNamespacedCustomObject({ ...crd('workflows', namespace), name });
+      return name;
+    } catch (e) {
+      if (statusCode(e) !== 404) throw e;
+    }
+  }
+  return undefined;
 }
 
 async function writeStatus(

@@ -363,6 +363,8 @@ describe('planWorkflowRun', () => {
       expect(first.status.jobs?.deploy?.message).toBe(
         'workflow "deploy-workflow" not found: deploy-workflow',
       );
+      // The caller confirms the absence with the API server before it trusts a cache.
+      expect(first.missingWorkflows).toEqual(['deploy-workflow']);
       const again = planWorkflowRun({
         ...next,
         run: { ...next.run, status: first.status },
@@ -370,6 +372,21 @@ describe('planWorkflowRun', () => {
       });
       expect(children(again.actions)).toEqual([]);
       expect(again.status.jobs?.deploy?.phase).toBe('Failed');
+      expect(again.missingWorkflows).toBeUndefined();
+    });
+
+    it('names the missing Workflow deep in the call graph, once', () => {
+      const calls = { ...deploy, spec: { jobs: { a: { uses: 'gone' }, b: { uses: 'gone' } } } } as Workflow;
+      const plan = planWorkflowRun(afterBuild((n) => (n === 'deploy-workflow' ? calls : undefined)));
+      expect(plan.status.jobs?.deploy?.message).toBe('workflow "gone" not found: deploy-workflow -> gone');
+      expect(plan.missingWorkflows).toEqual(['gone']);
+    });
+
+    it('names no missing Workflow when the call graph fails for another reason', () => {
+      const self = { ...deploy, spec: { jobs: { a: { uses: 'deploy-workflow' } } } } as Workflow;
+      const plan = planWorkflowRun(afterBuild(() => self));
+      expect(plan.status.jobs?.deploy?.phase).toBe('Failed');
+      expect(plan.missingWorkflows).toBeUndefined();
     });
 
     it('fails the call job when its inputs do not fit the template', () => {

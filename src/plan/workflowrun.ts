@@ -72,6 +72,12 @@ export interface Plan {
    * expires then, and nothing else would tell.
    */
   requeueAfter?: number;
+  /**
+   * Workflows a call job failed on because the lookup did not find them. A lookup is a cache that
+   * can lag a Workflow created just before its run, so the caller confirms with the API server
+   * before it writes such a failure.
+   */
+  missingWorkflows?: string[];
 }
 
 const RUN_FAILED = new Set(['Failed', 'Timeout']);
@@ -103,6 +109,7 @@ export function planWorkflowRun(o: Observed): Plan {
   const statuses: Record<string, JobStatus> = {};
   const outputsOf = (j: string) => statuses[j]?.outputs ?? {};
   const timers: number[] = [];
+  const missing = new Set<string>();
 
   for (const jobName of topologicalOrder(jobs)) {
     const job = jobs[jobName] as JobSpec;
@@ -115,7 +122,7 @@ export function planWorkflowRun(o: Observed): Plan {
     };
     const st: JobStatus =
       job.uses !== undefined
-        ? callJob(o, jobName, job, before, ctx, { blocked, ready, cancel, childrenByName, actions })
+        ? callJob(o, jobName, job, before, ctx, { blocked, ready, cancel, childrenByName, actions, missing })
         : inlineJob(o, jobName, job, before, ctx, {
             blocked,
             ready,
@@ -188,6 +195,7 @@ export function planWorkflowRun(o: Observed): Plan {
   const plan: Plan = { status: stripUndefined(status), actions };
   // A timer is a wake-up, not a promise: a long one is cut to a day and planned again then.
   if (timers.length > 0) plan.requeueAfter = Math.min(Math.max(0, Math.min(...timers)), DAY_MS);
+  if (missing.size > 0) plan.missingWorkflows = [...missing];
   return plan;
 }
 
@@ -390,7 +398,7 @@ function callJob(
   job: JobSpec,
   before: JobStatus,
   ctx: Contexts,
-  j: JobCtx & { childrenByName: Map<string, WorkflowRun> },
+  j: JobCtx & { childrenByName: Map<string, WorkflowRun>; missing: Set<string> },
 ): JobStatus {
   const childName = childWorkflowRunName(o.run.metadata.name ?? '', jobName);
   const child = j.childrenByName.get(childName);
@@ -436,7 +444,10 @@ function callJob(
   // Runnable: read the Workflow now (late binding) and check its graph with the shared text.
   const uses = job.uses as string;
   const graph = validateCallGraphSync(uses, o.workflow);
-  if (graph.error) return { phase: 'Failed', message: graph.error };
+  if (graph.error) {
+    if (graph.kind === 'notFound') j.missing.add(graph.path?.at(-1) ?? uses);
+    return { phase: 'Failed', message: graph.error };
+  }
   const template = o.workflow(uses) as Workflow;
   try {
     const given: Record<string, string> = {};

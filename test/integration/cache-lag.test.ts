@@ -1,0 +1,103 @@
+// A call job fails for good when its Workflow does not exist, so the controller does not take its
+// cache's word for it: a Workflow created just before its run may not have reached the cache yet.
+// The reconciler runs here against the real API server with caches that never change (a lagging
+// informer, held still), so what it does with a cache miss is seen exactly.
+import * as k8s from '@kubernetes/client-node';
+import type { Run, Workflow, WorkflowRun } from '../../src/api/types.js';
+import { apiClient, crd, statusCode } from '../../src/kube/client.js';
+import { ResilientInformer, type ListWatch } from '../../src/kube/informer.js';
+import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
+import { snapshotName } from '../../src/names.js';
+import type { EventRecorder } from '../../controller/events.js';
+import { reconcileWorkflowRun, type Snapshot } from '../../controller/workflowrun.js';
+import { testCluster, type TestCluster } from '../harness/cluster.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+  c = await testCluster('cache-lag');
+  await c.admin.custom.createNamespacedCustomObject({
+    ...crd('workflows', c.namespace),
+    body: {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: 'leaf' },
+      spec: { jobs: { j: { 'runs-on': 'bash', steps: [{ name: 's', run: 'echo leaf' }] } } },
+    },
+  });
+});
+afterAll(async () => c?.cleanup());
+
+/** An informer whose list returns `items` and whose watch never says anything. */
+async function heldStill<T extends { metadata: k8s.V1ObjectMeta }>(items: T[], indexLabels: string[] = []) {
+  const lw: ListWatch<T> = {
+    list: async () => ({ items, metadata: { resourceVersion: '1' } }),
+    watch: async () => ({ abort: () => undefined }),
+  };
+  const inf = new ResilientInformer<T>(c.admin.kc, {
+    path: '/held-still',
+    listWatch: lw as ListWatch<never>,
+    indexLabels,
+  });
+  await inf.start();
+  return inf;
+}
+
+/** Reconciles a run calling `uses` whose snapshot is cached and whose Workflow cache is empty. */
+async function reconcileCalling(uses: string) {
+  const uid = `uid-${uses}`;
+  const name = `calls-${uses}`;
+  const run: WorkflowRun = {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'WorkflowRun',
+    metadata: { name, namespace: c.namespace, uid, resourceVersion: '1', generation: 1 },
+    spec: { jobs: { call: { uses } } },
+    status: { phase: 'Pending' },
+  };
+  const snapshot: Snapshot = {
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: {
+      name: snapshotName(name, uid),
+      namespace: c.namespace,
+      labels: { [LABEL_WORKFLOWRUN_UID]: uid },
+      ownerReferences: [{ apiVersion: 'kruntimes.io/v1alpha1', kind: 'WorkflowRun', name, uid }],
+    },
+    data: { spec: run.spec },
+    revision: 1,
+  };
+  const writes: string[] = [];
+  const caches = {
+    workflowRuns: await heldStill<WorkflowRun>([run]),
+    runs: await heldStill<Run>([], [LABEL_WORKFLOWRUN_UID]),
+    workflows: await heldStill<Workflow>([]),
+    snapshots: await heldStill<Snapshot>([snapshot]),
+  };
+  const outcome = reconcileWorkflowRun(`${c.namespace}/${name}`, {
+    caches,
+    custom: c.admin.custom,
+    apps: apiClient(c.admin.kc, k8s.AppsV1Api),
+    events: { record: () => undefined } satisfies EventRecorder,
+    writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
+  });
+  const settled = await outcome.then(
+    (requeueAfter) => ({ requeueAfter, error: undefined as unknown }),
+    (error: unknown) => ({ requeueAfter: undefined, error }),
+  );
+  for (const inf of Object.values(caches)) inf.stop();
+  return { ...settled, writes };
+}
+
+it('looks again later, writing nothing, when the API server has the Workflow its cache lacks', async () => {
+  const { requeueAfter, error, writes } = await reconcileCalling('leaf');
+  expect(error).toBeUndefined();
+  expect(requeueAfter).toBeGreaterThan(0);
+  expect(writes).toEqual([]);
+});
+
+it('fails the job when the API server confirms the Workflow is missing', async () => {
+  // The run exists only in the held-still cache, so the status write that fails the job is
+  // refused with 404: what matters is that the reconciler went on to write it.
+  const { error, writes } = await reconcileCalling('absent');
+  expect(writes).toEqual(['update workflowruns/status']);
+  expect(statusCode(error)).toBe(404);
+});
