@@ -140,6 +140,19 @@ export function resourceClient(c: TestCluster, api: TestApi) {
       );
       return last as ResourceObject;
     },
+    /** Waits until the resource carries condition `type` with `status`. */
+    async condition(name: string, type: string, status: 'True' | 'False', timeoutMs = 60_000) {
+      let last: ResourceObject | undefined;
+      await eventually(
+        async () => {
+          last = await this.get(name).catch(() => undefined);
+          return last?.status?.conditions?.some((x) => x.type === type && x.status === status) ?? false;
+        },
+        timeoutMs,
+        `${api.kind} ${name} to have ${type}=${status} (last: ${JSON.stringify(last?.status?.conditions ?? [])})`,
+      );
+      return last as ResourceObject;
+    },
   };
 }
 
