@@ -216,11 +216,13 @@ export class Agent {
     this.accepting = false;
     this.stopping = true;
     const until = Date.now() + deadlineMs;
-    while (this.active.size > 0 && Date.now() < until) await sleep(100);
+    // A claim sent before the signal may still be answered; it ends handed back or running.
+    const busy = () => this.active.size > 0 || this.claiming.size > 0;
+    while (busy() && Date.now() < until) await sleep(100);
     const left = [...this.active.values()];
     for (const a of left) a.exec.stop('release');
     await Promise.all(left.map((a) => a.exec.done.catch(() => undefined)));
-    while (this.active.size > 0) await sleep(20);
+    while (busy()) await sleep(20);
     for (const t of this.timers) clearInterval(t);
     for (const i of this.informers) i.stop();
     this.launcher.close();
@@ -383,6 +385,17 @@ export class Agent {
       return;
     }
     const attempts = status.attempts ?? 1;
+    if (this.stopping) {
+      // Won after the shutdown began: nothing has run, so it goes straight back (the claim counted).
+      await this.requeue(
+        claimed,
+        `agent ${this.opts.identity} shut down before the step started`,
+        'shutdown',
+        attempts,
+      );
+      this.claiming.delete(k);
+      return;
+    }
     const runtime = this.serves(r) as Runtime;
     const sandbox = this.opts.sandbox
       ? {

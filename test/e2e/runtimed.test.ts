@@ -231,6 +231,12 @@ describe('crashed agents', () => {
     await runInPhase(c, 'drain-short', ['Running']);
     await runInPhase(c, 'drain-long', ['Running']);
     agent.proc.kill('SIGTERM');
+    // The signal is handled when the agent's event loop gets to it; from its line on, it claims nothing.
+    await eventually(
+      async () => agent.output().includes('shutting down: no new claims'),
+      10_000,
+      'the agent to begin its shutdown',
+    );
     await createRun(c, 'drain-late', { runtime: 'e2e-drain', script: 'true' });
     expect(await agent.exited).toBe(0);
     expect((await getRun(c, 'drain-short')).status?.phase).toBe('Succeeded');
