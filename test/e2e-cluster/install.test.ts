@@ -66,6 +66,16 @@ const secretCertificate = (name: string) =>
     ),
   );
 
+const invalidRun = {
+  apiVersion: 'kruntimes.io/v1alpha1',
+  kind: 'WorkflowRun',
+  metadata: { name: 'invalid', namespace: 'default' },
+  // Well-formed to the CRD schema; only the webhook knows that the job it needs does not exist.
+  spec: {
+    jobs: { deploy: { needs: ['build'], 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } },
+  },
+};
+
 // The cluster runs only while this suite does (not from jest's global setup), so its node, its
 // control plane and its Pods do not load the two cores while the other suites run.
 let startedCluster = false;
@@ -94,6 +104,15 @@ describe('install on a one-node cluster', () => {
       throw new Error(
         `the Deployments are not Available: ${w.stderr}\n${ck(['get', 'pods', '-n', ns, '-o', 'wide']).stdout}`,
       );
+    // Ready Pods reach the Service only once their EndpointSlice is made and kube-proxy has
+    // programmed it; until then the API server's calls are refused.
+    let last = '';
+    await until('admission through the webhook Service', 120, () => {
+      last = ck(['create', '--dry-run=server', '-f', '-'], JSON.stringify(invalidRun)).stderr;
+      return last.includes('denied the request');
+    }).catch((e: unknown) => {
+      throw new Error(`${String(e)} (last: ${last})`);
+    });
   });
 
   it('runs every Pod Ready with its probes on, and none restarted', () => {
@@ -129,16 +148,7 @@ describe('install on a one-node cluster', () => {
       const ca = new X509Certificate(Buffer.from(w.clientConfig.caBundle ?? '', 'base64'));
       expect(ca.subject).toContain('CN=kruntimes-ca');
     }
-    const bad = {
-      apiVersion: 'kruntimes.io/v1alpha1',
-      kind: 'WorkflowRun',
-      metadata: { name: 'invalid', namespace: 'default' },
-      // Well-formed to the CRD schema; only the webhook knows that the job it needs does not exist.
-      spec: {
-        jobs: { deploy: { needs: ['build'], 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } },
-      },
-    };
-    const r = ck(['create', '-f', '-'], JSON.stringify(bad));
+    const r = ck(['create', '-f', '-'], JSON.stringify(invalidRun));
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain('admission webhook "validate.kruntimes.io" denied the request');
     expect(r.stderr).toContain('spec.jobs.deploy.needs');
