@@ -1,5 +1,5 @@
-# Helpers the local control plane's and the one-node cluster's scripts share. Sourced after their
-# lib.sh (which defines `log`), not run.
+# Helpers the local control plane's and the one-node cluster's scripts share. Sourced by their
+# lib.sh, not run; the callers define `log`, `die` and the folders $state, $pki, $logs and $pids.
 
 # Stops a process: TERM, then KILL after 10 s.
 stop_pid() { # PID NAME
@@ -21,4 +21,49 @@ sign() { # NAME SUBJECT EXTENSIONS
   openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 3650 -sha256 \
     -extfile "$1.ext" -out "$1.crt" 2>/dev/null
   rm -f "$1.csr" "$1.ext"
+}
+
+# Starts a process in a session of its own: its output in $logs/NAME.log, its pid in $pids/NAME.pid.
+start() { # NAME COMMAND...
+  local name=$1
+  shift
+  setsid "$@" >"$logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$pids/$name.pid"
+}
+
+# Runs COMMAND five times a second until it succeeds; gives up after SECONDS.
+wait_for() { # WHAT SECONDS COMMAND...
+  local what=$1 seconds=$2
+  shift 2
+  for _ in $(seq 1 $((seconds * 5))); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  die "$what did not become ready in ${seconds}s; see $logs"
+}
+
+# A kubeconfig for SERVER that authenticates with $pki/USER.crt, the CA $pki/ca.crt, and optionally
+# impersonates another user (and a Pod name, as a service-account token bound to a Pod would).
+kubeconfig() { # FILE NAME SERVER USER [IMPERSONATED-USER [POD]]
+  cat >"$1" <<YAML
+apiVersion: v1
+kind: Config
+clusters:
+- name: $2
+  cluster:
+    server: $3
+    certificate-authority-data: $(base64 -w0 <"$pki/ca.crt")
+users:
+- name: $4
+  user:
+    client-certificate-data: $(base64 -w0 <"$pki/$4.crt")
+    client-key-data: $(base64 -w0 <"$pki/$4.key")${5:+
+    as: $5}${6:+
+    as-user-extra: { authentication.kubernetes.io/pod-name: [$6] \}}
+contexts:
+- name: $2
+  context: { cluster: $2, user: $4, namespace: default }
+current-context: $2
+YAML
+  chmod 600 "$1"
 }

@@ -55,45 +55,9 @@ read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT SCHED_PORT CM_WEBHOOK_PORT CM
   (async () => { const ps = new Set(); while (ps.size < 10) ps.add(await one()); console.log([...ps].join(" ")); })();')
 printf 'API_PORT=%s\n' "$API_PORT" >"$state/ports.env"
 
-kubeconfig() { # FILE CERT-NAME
-  cat >"$1" <<YAML
-apiVersion: v1
-kind: Config
-clusters:
-- name: kruntimes-cluster
-  cluster:
-    server: https://$NODE_IP:$API_PORT
-    certificate-authority-data: $(base64 -w0 <"$pki/ca.crt")
-users:
-- name: $2
-  user:
-    client-certificate-data: $(base64 -w0 <"$pki/$2.crt")
-    client-key-data: $(base64 -w0 <"$pki/$2.key")
-contexts:
-- name: kruntimes-cluster
-  context: { cluster: kruntimes-cluster, user: $2, namespace: default }
-current-context: kruntimes-cluster
-YAML
-  chmod 600 "$1"
-}
-kubeconfig "$state/kubeconfig" admin
-for c in kcm scheduler kube-proxy kubelet; do kubeconfig "$state/kubeconfig-$c" "$c"; done
-
-start() { # NAME ARGS...
-  local name=$1
-  shift
-  setsid "$@" >"$logs/$name.log" 2>&1 </dev/null &
-  echo $! >"$pids/$name.pid"
-}
-wait_for() { # WHAT SECONDS COMMAND...
-  local what=$1 seconds=$2
-  shift 2
-  for _ in $(seq 1 $((seconds * 5))); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  die "$what did not become ready in ${seconds}s; see $logs"
-}
+server="https://$NODE_IP:$API_PORT"
+kubeconfig "$state/kubeconfig" kruntimes-cluster "$server" admin
+for c in kcm scheduler kube-proxy kubelet; do kubeconfig "$state/kubeconfig-$c" kruntimes-cluster "$server" "$c"; done
 
 start etcd "$bin/etcd" --name=node --data-dir="$state/etcd" \
   --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \

@@ -33,55 +33,18 @@ read -r ETCD_PORT ETCD_PEER_PORT API_PORT KCM_PORT WEBHOOK_PORT CONTROLLER_PORT 
 printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPI_PORT=%s\nKCM_PORT=%s\nWEBHOOK_PORT=%s\nCONTROLLER_PORT=%s\nRUNTIMED_PORT=%s\n' \
   "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT" "$KCM_PORT" "$WEBHOOK_PORT" "$CONTROLLER_PORT" "$RUNTIMED_PORT" > "$state/ports.env"
 
-kubeconfig() { # FILE USER [IMPERSONATED-USER [POD]]
-  cat > "$1" <<YAML
-apiVersion: v1
-kind: Config
-clusters:
-- name: kruntimes-local
-  cluster:
-    server: https://127.0.0.1:$API_PORT
-    certificate-authority-data: $(base64 -w0 < "$pki/ca.crt")
-users:
-- name: $2
-  user:
-    client-certificate-data: $(base64 -w0 < "$pki/$2.crt")
-    client-key-data: $(base64 -w0 < "$pki/$2.key")${3:+
-    as: $3}${4:+
-    as-user-extra: { authentication.kubernetes.io/pod-name: [$4] \}}
-contexts:
-- name: kruntimes-local
-  context: { cluster: kruntimes-local, user: $2, namespace: default }
-current-context: kruntimes-local
-YAML
-  chmod 600 "$1"
-}
-kubeconfig "$state/kubeconfig" admin
-kubeconfig "$state/kubeconfig-user" user
-kubeconfig "$state/kubeconfig-kcm" kcm
+server="https://127.0.0.1:$API_PORT"
+kubeconfig "$state/kubeconfig" kruntimes-local "$server" admin
+kubeconfig "$state/kubeconfig-user" kruntimes-local "$server" user
+kubeconfig "$state/kubeconfig-kcm" kruntimes-local "$server" kcm
 # The product's processes act as their service accounts (config/rbac), impersonated by the admin
 # certificate, so their ClusterRoles are what every local run and test exercises.
 for component in webhook controller; do
-  kubeconfig "$state/kubeconfig-$component" admin "system:serviceaccount:kruntimes-system:kruntimes-$component"
+  kubeconfig "$state/kubeconfig-$component" kruntimes-local "$server" admin "system:serviceaccount:kruntimes-system:kruntimes-$component"
 done
 # runtimed as its service account's token bound to a Pod named after the agent would be: admission
 # tells agents apart by that Pod name (the test harness writes one such kubeconfig per agent).
-kubeconfig "$state/kubeconfig-runtimed" admin "system:serviceaccount:kruntimes-system:kruntimes-runtimed" local-runtimed
-
-start() { # NAME ARGS...
-  local name=$1; shift
-  setsid "$@" >"$logs/$name.log" 2>&1 </dev/null &
-  echo $! > "$pids/$name.pid"
-}
-
-wait_for() { # WHAT SECONDS COMMAND...
-  local what=$1 seconds=$2; shift 2
-  for _ in $(seq 1 $((seconds * 5))); do
-    "$@" && return 0
-    sleep 0.2
-  done
-  die "$what did not become ready in ${seconds}s; see $logs"
-}
+kubeconfig "$state/kubeconfig-runtimed" kruntimes-local "$server" admin "system:serviceaccount:kruntimes-system:kruntimes-runtimed" local-runtimed
 
 # A start that fails half-way leaves nothing running.
 started=0
