@@ -15,7 +15,9 @@ import { writtenStatus } from '../src/plan/workflowrun.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { workflowRunFiles } from '../src/promise/files.js';
 import { deepEqual } from '../src/helpers.js';
+import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
+import { CACHE_LAG_RETRY_MS, existingWorkflow } from './missing.js';
 import { withoutTimes } from './workflowrun.js';
 
 export interface ResourceDeps {
@@ -41,13 +43,19 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   const deleting = Boolean(resource.metadata.deletionTimestamp);
   const uid = resource.metadata.uid ?? '';
   let namespaceTerminating = false;
+  // A pipeline fails on a Workflow the cache lacks; what the plan missed is confirmed below.
+  const missed: { namespace: string; name: string }[] = [];
   const observe = (refused?: Record<string, string>) =>
     (deleting ? planResourceDeletion : planResourceWorkflow)({
       resource,
       promise,
       runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
       works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
-      workflow: (ns, n) => deps.workflows.get(ns, n),
+      workflow: (ns, n) => {
+        const wf = deps.workflows.get(ns, n);
+        if (!wf) missed.push({ namespace: ns, name: n });
+        return wf;
+      },
       statusMessageOf: (run) =>
         writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
       filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
@@ -57,6 +65,14 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       now: new Date(),
     });
   let plan = observe();
+  const lagging = await existingWorkflow(deps.custom, missed);
+  if (lagging) {
+    log.debug(
+      { resource: key, workflow: `${lagging.namespace}/${lagging.name}` },
+      "a pipeline's Workflow exists but is not cached yet",
+    );
+    return CACHE_LAG_RETRY_MS;
+  }
   let target = resource;
   let transient: unknown;
   const refused: Record<string, string> = {};

@@ -14,6 +14,7 @@ import { planWorkflowRun, withFailedJobs, type Action, type Observed } from '../
 import { deepEqual } from '../src/helpers.js';
 import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
+import { CACHE_LAG_RETRY_MS, existingWorkflow } from './missing.js';
 
 export interface Snapshot {
   apiVersion: 'apps/v1';
@@ -78,11 +79,10 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   let run = cached;
   let target = cached;
   let plan = planWorkflowRun({ ...observed, run });
-  const lagging = await existingWorkflow(namespace, plan.missingWorkflows ?? [], deps);
+  const missing = (plan.missingWorkflows ?? []).map((n) => ({ namespace, name: n }));
+  const lagging = await existingWorkflow(deps.custom, missing);
   if (lagging) {
-    // A job fails for good on a missing Workflow, so the cache's word is not enough: one created
-    // just before its run may not have reached the cache yet.
-    log.debug({ run: key, workflow: lagging }, 'a called Workflow exists but is not cached yet');
+    log.debug({ run: key, workflow: lagging.name }, 'a called Workflow exists but is not cached yet');
     return CACHE_LAG_RETRY_MS;
   }
   if (plan.actions.some((a) => a.type === 'deleteWorkflowRun')) {
@@ -153,25 +153,6 @@ function refusal(action: Extract<Action, { job: string }>, e: unknown): string {
 /** Timestamps that only the planner's clock would change do not make a status different. */
 export function withoutTimes(s: object): unknown {
   return JSON.parse(JSON.stringify(s, (k, v) => (k === 'lastTransitionTime' ? undefined : v)));
-}
-
-const CACHE_LAG_RETRY_MS = 500;
-
-/** The first of `names` the API server has as a Workflow in `namespace`, if any. */
-async function existingWorkflow(
-  namespace: string,
-  names: string[],
-  deps: ReconcileDeps,
-): Promise<string | undefined> {
-  for (const name of names) {
-    try {
-      await deps.custom.getNamespacedCustomObject({ ...crd('workflows', namespace), name });
-      return name;
-    } catch (e) {
-      if (statusCode(e) !== 404) throw e;
-    }
-  }
-  return undefined;
 }
 
 async function writeStatus(

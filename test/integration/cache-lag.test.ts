@@ -1,15 +1,18 @@
-// A call job fails for good when its Workflow does not exist, so the controller does not take its
-// cache's word for it: a Workflow created just before its run may not have reached the cache yet.
-// The reconciler runs here against the real API server with caches that never change (a lagging
-// informer, held still), so what it does with a cache miss is seen exactly.
+// A call job or a resource's pipeline fails for good when its Workflow does not exist, so the
+// controller does not take its cache's word for it: a Workflow created just before what calls it
+// may not have reached the cache yet. The reconcilers run here against the real API server with
+// caches that never change (a lagging informer, held still), so what they do with a cache miss is
+// seen exactly.
 import * as k8s from '@kubernetes/client-node';
-import type { Run, Workflow, WorkflowRun } from '../../src/api/types.js';
+import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../../src/api/types.js';
 import { apiClient, crd, statusCode } from '../../src/kube/client.js';
 import { ResilientInformer, type ListWatch } from '../../src/kube/informer.js';
 import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { snapshotName } from '../../src/names.js';
 import type { EventRecorder } from '../../controller/events.js';
+import { reconcileResource } from '../../controller/resource.js';
 import { reconcileWorkflowRun, type Snapshot } from '../../controller/workflowrun.js';
+import { LABEL_RESOURCE_UID } from '../../src/labels.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 
 let c: TestCluster;
@@ -99,5 +102,72 @@ it('fails the job when the API server confirms the Workflow is missing', async (
   // refused with 404: what matters is that the reconciler went on to write it.
   const { error, writes } = await reconcileCalling('absent');
   expect(writes).toEqual(['update workflowruns/status']);
+  expect(statusCode(error)).toBe(404);
+});
+
+/** Reconciles a new resource whose configure pipeline uses Workflow `uses`, with an empty Workflow cache. */
+async function reconcileResourceUsing(uses: string) {
+  const api = { group: 'lag.kruntimes.dev', version: 'v1', kind: 'Lag', plural: 'lags', schema: {} };
+  const resource = {
+    apiVersion: `${api.group}/v1`,
+    kind: api.kind,
+    metadata: { name: `uses-${uses}`, namespace: c.namespace, uid: `uid-r-${uses}`, generation: 1 },
+    spec: {},
+  } as unknown as ResourceObject;
+  const promise = {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Promise',
+    metadata: { name: 'lag', uid: 'uid-promise' },
+    spec: {
+      workflowNamespace: c.namespace,
+      workflows: {
+        resource: {
+          configure: [
+            {
+              apiVersion: 'kruntimes.io/v1alpha1',
+              kind: 'Pipeline',
+              metadata: { name: 'a' },
+              spec: { uses },
+            },
+          ],
+        },
+      },
+    },
+  } as unknown as PromiseObject;
+  const writes: string[] = [];
+  const caches = {
+    resources: await heldStill<ResourceObject>([resource]),
+    workflowRuns: await heldStill<WorkflowRun>([], [LABEL_RESOURCE_UID]),
+    runs: await heldStill<Run>([], [LABEL_WORKFLOWRUN_UID]),
+    works: await heldStill<Work>([], [LABEL_RESOURCE_UID]),
+    workflows: await heldStill<Workflow>([]),
+  };
+  const settled = await reconcileResource(`${c.namespace}/${resource.metadata.name}`, {
+    ...caches,
+    kc: c.admin.kc,
+    api,
+    promise: () => promise,
+    custom: c.admin.custom,
+    events: { record: () => undefined } satisfies EventRecorder,
+    writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
+  }).then(
+    (requeueAfter) => ({ requeueAfter, error: undefined as unknown }),
+    (error: unknown) => ({ requeueAfter: undefined, error }),
+  );
+  for (const inf of Object.values(caches)) inf.stop();
+  return { ...settled, writes };
+}
+
+it("looks again later, writing nothing, when a resource's pipeline Workflow is only in the API server", async () => {
+  const { requeueAfter, error, writes } = await reconcileResourceUsing('leaf');
+  expect(error).toBeUndefined();
+  expect(requeueAfter).toBeGreaterThan(0);
+  expect(writes).toEqual([]);
+});
+
+it('fails the pipeline when the API server confirms its Workflow is missing', async () => {
+  // The resource (and its API) exist only in the held-still cache: the status write is refused.
+  const { error, writes } = await reconcileResourceUsing('absent');
+  expect(writes).toEqual(['update lags/status']);
   expect(statusCode(error)).toBe(404);
 });
