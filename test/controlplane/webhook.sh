@@ -4,11 +4,11 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-stop() {
+webhook_down() {
   unsupervise webhook
 }
 
-start() {
+webhook_up() {
   build_dist
   start_webhook
   for _ in $(seq 1 300); do webhook_ready && { register_webhook; return 0; }; sleep 0.2; done
@@ -16,8 +16,8 @@ start() {
 }
 
 case "${1:-}" in
-  stop) stop ;;
-  start) start ;;
-  restart) stop; start ;;
+  stop) webhook_down ;;
+  start) webhook_up ;;
+  restart) webhook_down; webhook_up ;;
   *) echo "usage: $0 stop|start|restart" >&2; exit 2 ;;
 esac
