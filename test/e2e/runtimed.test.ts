@@ -243,6 +243,37 @@ describe('crashed agents', () => {
     expect((await getRun(c, 'drain-long')).status).toMatchObject({ phase: 'Pending', attempts: 1 });
     expect((await getRun(c, 'drain-late')).status?.phase).toBeUndefined();
   });
+
+  it('graceful shutdown amid a stream of Runs: it exits leaving none claimed by it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'krt-e2e-stream-'));
+    const agent = await startAgent({
+      identity: 'stream',
+      runtime: 'e2e-stream',
+      dataDir,
+      namespace: c.namespace,
+      shutdownSeconds: 2,
+      concurrency: 4,
+    });
+    agents.push(agent);
+    const names = Array.from({ length: 60 }, (_, i) => `stream-${i}`);
+    // Runs keep coming while the signal is handled, so some claims are in flight when it lands.
+    const created = (async () => {
+      for (const n of names) await createRun(c, n, { runtime: 'e2e-stream', script: 'true' });
+    })();
+    await eventually(
+      async () => agent.output().includes('"phase":"Succeeded"'),
+      20_000,
+      'the agent to finish a first Run',
+    );
+    agent.proc.kill('SIGTERM');
+    expect(await agent.exited).toBe(0);
+    await created;
+    const statuses = await Promise.all(names.map(async (n) => (await getRun(c, n)).status));
+    // Each Run ran to its end or is back to waiting, unassigned: nothing waits on a gone agent.
+    const held = statuses.filter((st) => st?.assignedTo !== undefined && st.phase !== 'Succeeded');
+    expect(held).toEqual([]);
+    expect(statuses.filter((st) => st?.phase === 'Succeeded').length).toBeGreaterThan(0);
+  });
 });
 
 describe('two agents, 500 Runs', () => {
