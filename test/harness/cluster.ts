@@ -47,13 +47,13 @@ export async function rejection(
 }
 
 /**
- * How long a suite waits for the real garbage collector. Suites that restart the API server leave
- * kube-controller-manager's reflectors backing off: their first requests to a starting API server
- * are refused (403 before its RBAC cache syncs), and client-go backs off up to 30 s with as much
- * again of jitter, per resource. A later suite's owned objects can then wait that long to be
- * collected, although nothing is wrong.
+ * How long a suite waits for kube-controller-manager (its garbage collector, its namespace
+ * controller). Suites that restart the API server leave its reflectors backing off: their first
+ * requests to a starting API server are refused (403 before its RBAC cache syncs), and client-go
+ * backs off up to 30 s with as much again of jitter, per resource. A later suite's owned objects
+ * or namespaces can then wait that long to be collected, although nothing is wrong.
  */
-export const GC_WAIT_MS = 120_000;
+export const KCM_WAIT_MS = 120_000;
 
 /** Polls until `check` returns true or the time is up. */
 export async function eventually(

@@ -2,7 +2,7 @@
 // RBAC forbids an identity with no bindings.
 import { execFileSync } from 'node:child_process';
 import { crd } from '../../src/kube/client.js';
-import { eventually, GC_WAIT_MS, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
+import { eventually, KCM_WAIT_MS, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { adminKubeconfig, kubectlPath } from '../harness/paths.js';
 
 const wfr = (name: string) => ({
@@ -105,11 +105,11 @@ describe('local control plane', () => {
       });
       await eventually(
         async () => !(await runExists()),
-        GC_WAIT_MS,
+        KCM_WAIT_MS,
         'the garbage collector to delete the owned Run',
       );
     },
-    2 * GC_WAIT_MS,
+    2 * KCM_WAIT_MS,
   );
 
   it('forbids the identity with no RBAC bindings to create a WorkflowRun', async () => {

@@ -7,7 +7,7 @@ import type { Run } from '../../src/api/types.js';
 import { crd, statusCode } from '../../src/kube/client.js';
 import { runLogDir } from '../../src/runtime/logpaths.js';
 import { controllerSees } from '../harness/caches.js';
-import { eventually, GC_WAIT_MS, testCluster, type TestCluster } from '../harness/cluster.js';
+import { eventually, KCM_WAIT_MS, testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
 import { getRun, workflowRunInPhase } from '../harness/objects.js';
 import { stateDir } from '../harness/paths.js';
@@ -62,17 +62,17 @@ it(
         (await gone('runs', 'brief-work-s')) &&
         (await gone('workflowruns', 'brief-call-call')) &&
         (await gone('runs', 'brief-call-call-j-s')),
-      GC_WAIT_MS,
+      KCM_WAIT_MS,
       'its Runs and child to be collected',
     );
     const revisions = kubectl(['get', 'controllerrevisions', '-n', c.namespace, '-o', 'name']).stdout.trim();
     await eventually(
       async () =>
         kubectl(['get', 'controllerrevisions', '-n', c.namespace, '-o', 'name']).stdout.trim() === '',
-      GC_WAIT_MS,
+      KCM_WAIT_MS,
       `its snapshots to be collected (were: ${revisions})`,
     );
     await eventually(async () => !existsSync(logs), 10_000, 'runtimed to remove its logs');
   },
-  3 * GC_WAIT_MS,
+  3 * KCM_WAIT_MS,
 );

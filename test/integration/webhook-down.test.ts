@@ -3,7 +3,7 @@
 import { crd, statusCode, type Clients } from '../../src/kube/client.js';
 import { agentClients } from '../harness/agent.js';
 import { createRun, patchRun } from '../harness/objects.js';
-import { eventually, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
+import { eventually, KCM_WAIT_MS, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { processAlive, webhookControl, webhookEndpoint } from '../harness/webhook.js';
 
 let c: TestCluster;
@@ -42,40 +42,47 @@ it('refuses to create a WorkflowRun while the webhook is down, and stores nothin
   ).resolves.toBeTruthy();
 });
 
-it('lets Workflows and a namespace holding them be deleted while the webhook is down', async () => {
-  const other = await testCluster('webhookdown-ns');
-  const wf = (name: string) => ({
-    apiVersion: 'kruntimes.io/v1alpha1',
-    kind: 'Workflow',
-    metadata: { name },
-    spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } } },
-  });
-  for (const name of ['one', 'two'])
-    await other.admin.custom.createNamespacedCustomObject({
-      ...crd('workflows', other.namespace),
-      body: wf(name),
+it(
+  'lets Workflows and a namespace holding them be deleted while the webhook is down',
+  async () => {
+    const other = await testCluster('webhookdown-ns');
+    const wf = (name: string) => ({
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name },
+      spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } } },
     });
-  webhookControl('stop');
-  try {
-    await expect(
-      other.admin.custom.deleteNamespacedCustomObject({ ...crd('workflows', other.namespace), name: 'one' }),
-    ).resolves.toBeTruthy();
-    await other.admin.core.deleteNamespace({ name: other.namespace });
-    await eventually(
-      async () => {
-        const gone = await other.admin.core
-          .readNamespace({ name: other.namespace })
-          .then(() => false)
-          .catch((e: unknown) => statusCode(e) === 404);
-        return gone;
-      },
-      60_000,
-      'the namespace to be deleted with the webhook down',
-    );
-  } finally {
-    webhookControl('start');
-  }
-});
+    for (const name of ['one', 'two'])
+      await other.admin.custom.createNamespacedCustomObject({
+        ...crd('workflows', other.namespace),
+        body: wf(name),
+      });
+    webhookControl('stop');
+    try {
+      await expect(
+        other.admin.custom.deleteNamespacedCustomObject({
+          ...crd('workflows', other.namespace),
+          name: 'one',
+        }),
+      ).resolves.toBeTruthy();
+      await other.admin.core.deleteNamespace({ name: other.namespace });
+      await eventually(
+        async () => {
+          const gone = await other.admin.core
+            .readNamespace({ name: other.namespace })
+            .then(() => false)
+            .catch((e: unknown) => statusCode(e) === 404);
+          return gone;
+        },
+        KCM_WAIT_MS,
+        'the namespace to be deleted with the webhook down',
+      );
+    } finally {
+      webhookControl('start');
+    }
+  },
+  2 * KCM_WAIT_MS,
+);
 
 it("lets a Run's holder report while the webhook is down, and holds up every other agent's write", async () => {
   const as = agentClients;
