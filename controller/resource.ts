@@ -43,19 +43,13 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   const deleting = Boolean(resource.metadata.deletionTimestamp);
   const uid = resource.metadata.uid ?? '';
   let namespaceTerminating = false;
-  // A pipeline fails on a Workflow the cache lacks; what the plan missed is confirmed below.
-  const missed: { namespace: string; name: string }[] = [];
   const observe = (refused?: Record<string, string>) =>
     (deleting ? planResourceDeletion : planResourceWorkflow)({
       resource,
       promise,
       runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
       works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
-      workflow: (ns, n) => {
-        const wf = deps.workflows.get(ns, n);
-        if (!wf) missed.push({ namespace: ns, name: n });
-        return wf;
-      },
+      workflow: (ns, n) => deps.workflows.get(ns, n),
       statusMessageOf: (run) =>
         writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
       filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
@@ -65,7 +59,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       now: new Date(),
     });
   let plan = observe();
-  const lagging = await existingWorkflow(deps.custom, missed);
+  const lagging = await existingWorkflow(deps.custom, plan.missingWorkflows ?? []);
   if (lagging) {
     log.debug(
       { resource: key, workflow: `${lagging.namespace}/${lagging.name}` },

@@ -1,5 +1,11 @@
 # Helpers the local control plane's and the one-node cluster's scripts share. Sourced by their
-# lib.sh, not run; the callers define `log`, `die` and the folders $state, $pki, $logs and $pids.
+# lib.sh, not run; the callers set $who (the prefix of their messages) and the folders $state,
+# $pki, $logs and $pids.
+
+log() { printf '%s: %s\n' "$who" "$*" >&2; }
+die() { printf '%s: error: %s\n' "$who" "$*" >&2; exit 1; }
+pid_of() { cat "$pids/$1.pid" 2>/dev/null || true; }
+alive() { local p; p=$(pid_of "$1"); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
 
 # Stops a process: TERM, then KILL after 10 s.
 stop_pid() { # PID NAME
@@ -13,6 +19,11 @@ stop_pid() { # PID NAME
 # An EC key, and a certificate signed by ca.crt/ca.key of the current folder, each made once (an
 # existing certificate is kept).
 key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1.key" 2>/dev/null; }
+ca() { # SUBJECT
+  [ -f ca.crt ] && return 0
+  key ca
+  openssl req -x509 -new -key ca.key -sha256 -days 3650 -subj "$1" -out ca.crt 2>/dev/null
+}
 sign() { # NAME SUBJECT EXTENSIONS
   [ -f "$1.crt" ] && return 0
   key "$1"

@@ -19,6 +19,7 @@ import { DEFAULT_DELETE_BACKOFF_LIMIT } from '../limits.js';
 import { condition } from './conditions.js';
 import { buildPipelineRun, deletePipeline, runsOfType, workflowHash } from '../promise/pipeline.js';
 import {
+  notingMissingWorkflows,
   RESERVED_STATUS_KEYS as RESERVED,
   type ResourceAction,
   type ResourceObserved,
@@ -27,7 +28,9 @@ import {
 
 const num = (r: WorkflowRun, label: string) => Number(r.metadata.labels?.[label] ?? 0) || 0;
 
-export function planResourceDeletion(o: ResourceObserved): ResourcePlan {
+export const planResourceDeletion = notingMissingWorkflows(planDeletion);
+
+function planDeletion(o: ResourceObserved): ResourcePlan {
   const { resource, promise } = o;
   const now = o.now.toISOString();
   const prev = resource.status ?? {};

@@ -398,6 +398,9 @@ describe('planResourceWorkflow', () => {
       expect(using(undefined).status.message).toBe(
         'pipeline "a" failed: Workflow "provision" not found in namespace "platform"',
       );
+      // The caller confirms the absence with the API server before it trusts a cache.
+      expect(using(undefined).missingWorkflows).toEqual([{ namespace: 'platform', name: 'provision' }]);
+      expect(using(wf({ call: { uses: 'other' } })).missingWorkflows).toBeUndefined();
       expect(using(wf({ call: { uses: 'other' } })).status.message).toBe(
         'pipeline "a" failed: Workflow "provision" calls other Workflows (job "call"), which a pipeline cannot',
       );

@@ -85,6 +85,27 @@ export interface ResourcePlan {
   actions: ResourceAction[];
   /** Plan again after this many ms: the periodic reconciliation. */
   requeueAfter?: number;
+  /**
+   * Workflows a pipeline failed on because the lookup did not find them. A lookup is a cache that
+   * can lag a Workflow created just before, so the caller confirms with the API server first.
+   */
+  missingWorkflows?: { namespace: string; name: string }[];
+}
+
+/** Plans with a lookup that notes the Workflows it did not find, and names them in the plan. */
+export function notingMissingWorkflows(
+  plan: (o: ResourceObserved) => ResourcePlan,
+): (o: ResourceObserved) => ResourcePlan {
+  return (o) => {
+    const missed: { namespace: string; name: string }[] = [];
+    const workflow: WorkflowLookup = (namespace, name) => {
+      const wf = o.workflow?.(namespace, name);
+      if (!wf) missed.push({ namespace, name });
+      return wf;
+    };
+    const out = plan({ ...o, workflow });
+    return missed.length > 0 ? { ...out, missingWorkflows: missed } : out;
+  };
 }
 
 type Phase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Suspended' | 'Cancelled';
@@ -96,7 +117,9 @@ export const RESERVED_STATUS_KEYS = new Set(['kruntimes', 'conditions', 'message
 
 const roundOf = (r: WorkflowRun) => Number(r.metadata.labels?.[LABEL_WORKFLOW_ROUND] ?? 0) || 0;
 
-export function planResourceWorkflow(observed: ResourceObserved): ResourcePlan {
+export const planResourceWorkflow = notingMissingWorkflows(planConfigure);
+
+function planConfigure(observed: ResourceObserved): ResourcePlan {
   const o = { ...observed, runs: runsOfType(observed.runs, 'configure') };
   const { resource, promise } = o;
   const now = o.now.toISOString();

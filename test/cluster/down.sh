@@ -9,7 +9,6 @@ quiet=${1:-}
 [ -d "$state" ] || exit 0
 started_at=$(date +%s)
 
-
 # The kubelet first, so it restarts nothing; then every container, while containerd still runs.
 alive kubelet && stop_pid "$(pid_of kubelet)" kubelet
 if alive containerd; then

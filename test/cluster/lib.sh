@@ -22,11 +22,8 @@ COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler container
 SYSCTLS=(net.ipv4.ip_forward vm.overcommit_memory kernel.panic kernel.panic_on_oops
   net.bridge.bridge-nf-call-iptables net.netfilter.nf_conntrack_max)
 
+who=cluster
 # shellcheck disable=SC1091
 . "$root/test/shell-common.sh"
-log() { printf 'cluster: %s\n' "$*" >&2; }
-die() { printf 'cluster: error: %s\n' "$*" >&2; exit 1; }
-pid_of() { cat "$pids/$1.pid" 2>/dev/null || true; }
-alive() { local p; p=$(pid_of "$1"); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
 kubectl_() { "$state/bin/kubectl" --kubeconfig "$state/kubeconfig" "$@"; }
 ctr_() { ctr --address "$state/containerd.sock" --namespace k8s.io "$@"; }

@@ -7,10 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$pki"
 cd "$pki"
-[ -f ca.crt ] || {
-  key ca
-  openssl req -x509 -new -key ca.key -sha256 -days 3650 -subj "/CN=kruntimes-cluster-ca" -out ca.crt 2>/dev/null
-}
+ca "/CN=kruntimes-cluster-ca"
 client='basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth'

@@ -5,7 +5,6 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 quiet=${1:-}
 
-
 stopped=0
 # Supervisors first, or they would start again what is stopped below.
 for c in "${COMPONENTS[@]}"; do

@@ -6,13 +6,9 @@ pids="$state/pids"
 logs="$state/logs"
 COMPONENTS=(etcd kube-apiserver kube-controller-manager webhook controller runtimed)
 
+who=controlplane
 # shellcheck disable=SC1091
 . "$root/test/shell-common.sh"
-log() { printf 'controlplane: %s\n' "$*" >&2; }
-die() { printf 'controlplane: error: %s\n' "$*" >&2; exit 1; }
-
-pid_of() { cat "$pids/$1.pid" 2>/dev/null || true; }
-alive() { local p; p=$(pid_of "$1"); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
 
 api_ready() {
   [ -f "$state/ports.env" ] || return 1

@@ -6,12 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$pki"
 cd "$pki"
-
-[ -f ca.crt ] || {
-openssl ecparam -name prime256v1 -genkey -noout -out ca.key
-openssl req -x509 -new -key ca.key -sha256 -days 3650 -subj "/CN=kruntimes-local-ca" -out ca.crt 2>/dev/null
-}
-
+ca "/CN=kruntimes-local-ca"
 client='basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth'

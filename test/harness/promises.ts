@@ -116,43 +116,59 @@ export async function applyPromise(promise: object): Promise<void> {
 export function resourceClient(c: TestCluster, api: TestApi) {
   const coords = { group: TEST_GROUP, version: 'v1', plural: api.plural, namespace: c.namespace };
   const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  const get = async (name: string) =>
+    (await c.admin.custom.getNamespacedCustomObject({ ...coords, name })) as ResourceObject;
+  /** Polls the resource until `ok` holds; a timeout says what part of it was seen last. */
+  const until = async (
+    name: string,
+    ok: (r: ResourceObject) => boolean,
+    what: string,
+    shown: (r: ResourceObject | undefined) => unknown,
+    timeoutMs: number,
+  ): Promise<ResourceObject> => {
+    let last: ResourceObject | undefined;
+    await eventually(
+      async () => {
+        last = await get(name).catch(() => undefined);
+        return last !== undefined && ok(last);
+      },
+      timeoutMs,
+      `${api.kind} ${name} ${what}`,
+    ).catch((e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)} (last: ${JSON.stringify(shown(last))})`);
+    });
+    return last as ResourceObject;
+  };
   return {
     create: (name: string, spec: object, labels: Record<string, string> = {}) =>
       c.admin.custom.createNamespacedCustomObject({
         ...coords,
         body: { apiVersion: `${TEST_GROUP}/v1`, kind: api.kind, metadata: { name, labels }, spec },
       }),
-    get: async (name: string) =>
-      (await c.admin.custom.getNamespacedCustomObject({ ...coords, name })) as ResourceObject,
+    get,
     patch: (name: string, body: object) =>
       c.admin.custom.patchNamespacedCustomObject({ ...coords, name, body }, merge),
     /** Waits until the resource's configure workflow is in `phase`, for round `round` at least. */
-    async workflow(name: string, phase: string, round = 1, timeoutMs = 60_000) {
-      let last: ResourceObject | undefined;
-      await eventually(
-        async () => {
-          last = await this.get(name).catch(() => undefined);
-          const w = last?.status?.kruntimes?.workflows;
+    workflow: (name: string, phase: string, round = 1, timeoutMs = 60_000) =>
+      until(
+        name,
+        (r) => {
+          const w = r.status?.kruntimes?.workflows;
           return w?.phase === phase && (w.round ?? 0) >= round;
         },
+        `to be ${phase} in round ${round}`,
+        (r) => r?.status?.kruntimes ?? {},
         timeoutMs,
-        `${api.kind} ${name} to be ${phase} in round ${round} (last: ${JSON.stringify(last?.status?.kruntimes ?? {})})`,
-      );
-      return last as ResourceObject;
-    },
+      ),
     /** Waits until the resource carries condition `type` with `status`. */
-    async condition(name: string, type: string, status: 'True' | 'False', timeoutMs = 60_000) {
-      let last: ResourceObject | undefined;
-      await eventually(
-        async () => {
-          last = await this.get(name).catch(() => undefined);
-          return last?.status?.conditions?.some((x) => x.type === type && x.status === status) ?? false;
-        },
+    condition: (name: string, type: string, status: 'True' | 'False', timeoutMs = 60_000) =>
+      until(
+        name,
+        (r) => r.status?.conditions?.some((x) => x.type === type && x.status === status) ?? false,
+        `to have ${type}=${status}`,
+        (r) => r?.status?.conditions ?? [],
         timeoutMs,
-        `${api.kind} ${name} to have ${type}=${status} (last: ${JSON.stringify(last?.status?.conditions ?? [])})`,
-      );
-      return last as ResourceObject;
-    },
+      ),
   };
 }
 

@@ -45,6 +45,20 @@ async function heldStill<T extends { metadata: k8s.V1ObjectMeta }>(items: T[], i
   return inf;
 }
 
+/** What a reconcile returned or threw, and the writes it counted; its caches are stopped after. */
+async function outcomeOf(
+  caches: Record<string, { stop(): void }>,
+  writes: string[],
+  reconcile: Promise<number | undefined>,
+) {
+  const settled = await reconcile.then(
+    (requeueAfter) => ({ requeueAfter, error: undefined as unknown }),
+    (error: unknown) => ({ requeueAfter: undefined, error }),
+  );
+  for (const inf of Object.values(caches)) inf.stop();
+  return { ...settled, writes };
+}
+
 /** Reconciles a run calling `uses` whose snapshot is cached and whose Workflow cache is empty. */
 async function reconcileCalling(uses: string) {
   const uid = `uid-${uses}`;
@@ -75,19 +89,17 @@ async function reconcileCalling(uses: string) {
     workflows: await heldStill<Workflow>([]),
     snapshots: await heldStill<Snapshot>([snapshot]),
   };
-  const outcome = reconcileWorkflowRun(`${c.namespace}/${name}`, {
+  return outcomeOf(
     caches,
-    custom: c.admin.custom,
-    apps: apiClient(c.admin.kc, k8s.AppsV1Api),
-    events: { record: () => undefined } satisfies EventRecorder,
-    writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
-  });
-  const settled = await outcome.then(
-    (requeueAfter) => ({ requeueAfter, error: undefined as unknown }),
-    (error: unknown) => ({ requeueAfter: undefined, error }),
+    writes,
+    reconcileWorkflowRun(`${c.namespace}/${name}`, {
+      caches,
+      custom: c.admin.custom,
+      apps: apiClient(c.admin.kc, k8s.AppsV1Api),
+      events: { record: () => undefined } satisfies EventRecorder,
+      writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
+    }),
   );
-  for (const inf of Object.values(caches)) inf.stop();
-  return { ...settled, writes };
 }
 
 it('looks again later, writing nothing, when the API server has the Workflow its cache lacks', async () => {
@@ -142,20 +154,19 @@ async function reconcileResourceUsing(uses: string) {
     works: await heldStill<Work>([], [LABEL_RESOURCE_UID]),
     workflows: await heldStill<Workflow>([]),
   };
-  const settled = await reconcileResource(`${c.namespace}/${resource.metadata.name}`, {
-    ...caches,
-    kc: c.admin.kc,
-    api,
-    promise: () => promise,
-    custom: c.admin.custom,
-    events: { record: () => undefined } satisfies EventRecorder,
-    writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
-  }).then(
-    (requeueAfter) => ({ requeueAfter, error: undefined as unknown }),
-    (error: unknown) => ({ requeueAfter: undefined, error }),
+  return outcomeOf(
+    caches,
+    writes,
+    reconcileResource(`${c.namespace}/${resource.metadata.name}`, {
+      ...caches,
+      kc: c.admin.kc,
+      api,
+      promise: () => promise,
+      custom: c.admin.custom,
+      events: { record: () => undefined } satisfies EventRecorder,
+      writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
+    }),
   );
-  for (const inf of Object.values(caches)) inf.stop();
-  return { ...settled, writes };
 }
 
 it("looks again later, writing nothing, when a resource's pipeline Workflow is only in the API server", async () => {
