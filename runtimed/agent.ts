@@ -8,6 +8,7 @@ import type { Run, RunStatus } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { apiClient, statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer } from '../src/kube/informer.js';
+import { informerMetrics } from '../src/kube/informer-metrics.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { claimStatus, endStatus, isClaimable, mayRequeue, requeueStatus } from '../src/runtime/lifecycle.js';
 import { PeerSet, preferredAgent } from '../src/runtime/share.js';
@@ -99,6 +100,7 @@ export class Agent {
       : [`/apis/${GROUP}/${VERSION}/runs`];
     this.informers = paths.map((path) => new ResilientInformer<Run>(kc, { path, resyncMs: 5 * 60_000 }));
     collectDefaultMetrics({ register: this.registry });
+    informerMetrics(this.registry, () => this.informers);
     const active = this.active;
     this.metrics = {
       ended: new Counter({

@@ -5,6 +5,7 @@ import { readFileSync, watchFile } from 'node:fs';
 import { createServer } from 'node:https';
 import type { Workflow } from '../src/api/types.js';
 import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
+import { informerMetrics } from '../src/kube/informer-metrics.js';
 import { LABEL_AGENT } from '../src/labels.js';
 import { AGENT_LEASE_NAMESPACE, servedUntilByLeases, type LeaseLike } from '../src/runtime/agents.js';
 import { loadKubeConfig } from '../src/kube/client.js';
@@ -79,6 +80,7 @@ const agents = new ResilientInformer<KubeObject & LeaseLike>(kc, {
   path: `/apis/coordination.k8s.io/v1/namespaces/${flags['agent-namespace']}/leases`,
   labelSelector: LABEL_AGENT,
 });
+informerMetrics(registry, () => [workflows, agents]);
 const list = (v: string | undefined, fallback: string[]) =>
   v === undefined ? fallback : v.split(',').filter(Boolean);
 

@@ -1,5 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { jest } from '@jest/globals';
+import { Registry } from 'prom-client';
 import {
   pagedList,
   ResilientInformer,
@@ -7,6 +8,7 @@ import {
   type KubeObject,
   type ListWatch,
 } from './informer.js';
+import { informerMetrics, WATCHING_METRIC } from './informer-metrics.js';
 
 type Obj = KubeObject & {
   metadata: { name: string; namespace: string; resourceVersion: string; labels?: Record<string, string> };
@@ -217,6 +219,34 @@ describe('ResilientInformer list and watch', () => {
       expect(gaps[i]).toBeLessThanOrEqual(base + 50);
     });
     expect(inf.hasSynced()).toBe(true);
+    inf.stop();
+  });
+
+  it('reports on krt_informer_watching whether its watch is open: 0 before the first list and while it backs off', async () => {
+    const s = stub();
+    s.answer(listed('10'));
+    const inf = new ResilientInformer<Obj>(new k8s.KubeConfig(), {
+      path: '/x',
+      labelSelector: 'app=a',
+      listWatch: s.lw as ListWatch<never>,
+      minBackoffMs: 100,
+      maxBackoffMs: 1000,
+    });
+    const registry = new Registry();
+    informerMetrics(registry, () => [inf]);
+    const watching = async () =>
+      (await registry.getSingleMetric(WATCHING_METRIC)?.get())?.values.map((v) => [v.labels, v.value]);
+    expect(await watching()).toEqual([[{ path: '/x', selector: 'app=a' }, 0]]);
+    await inf.start();
+    await settle();
+    expect(await watching()).toEqual([[{ path: '/x', selector: 'app=a' }, 1]]);
+    s.end(new Error('socket hang up'));
+    await settle();
+    expect(await watching()).toEqual([[{ path: '/x', selector: 'app=a' }, 0]]);
+    jest.advanceTimersByTime(1000);
+    await settle();
+    expect(s.calls.filter((c) => c.startsWith('watch'))).toHaveLength(2);
+    expect(await watching()).toEqual([[{ path: '/x', selector: 'app=a' }, 1]]);
     inf.stop();
   });
 

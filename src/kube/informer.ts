@@ -159,6 +159,11 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     }
   }
 
+  /** What it caches: its collection path and label selector. */
+  get source(): { path: string; labelSelector: string } {
+    return { path: this.opts.path, labelSelector: this.opts.labelSelector ?? '' };
+  }
+
   /** Whether its list and watch loop runs (false once stopped). */
   get running(): boolean {
     return this.active;

@@ -5,6 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { log } from '../../telemetry/log.js';
 import { ResilientInformer, type InformerOptions, type KubeObject } from '../informer.js';
+import { informerMetrics } from '../informer-metrics.js';
 import { LeaderElector, type LeaderOptions } from '../leader.js';
 import { Controller, type ControllerMetrics, type ControllerSpec, type Source } from './controller.js';
 
@@ -70,6 +71,7 @@ export class ControllerManager {
       labelNames: ['result'],
       registers,
     });
+    informerMetrics(opts.registry, () => [...this.informers.values()].map((s) => s.informer));
     const leading = () => this.isLeading();
     new Gauge({
       name: 'krt_controller_is_leader',
