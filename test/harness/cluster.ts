@@ -8,7 +8,11 @@ import {
   statusMessage,
   type Clients,
 } from '../../src/kube/client.js';
+import { componentsWatching } from './components.js';
+import { eventually } from './eventually.js';
 import { adminKubeconfig, userKubeconfig } from './paths.js';
+
+export { eventually };
 
 export interface TestCluster {
   admin: Clients;
@@ -18,6 +22,7 @@ export interface TestCluster {
 }
 
 export async function testCluster(suite: string, labels: Record<string, string> = {}): Promise<TestCluster> {
+  await componentsWatching();
   const admin = makeClients(loadKubeConfig(adminKubeconfig));
   const user = makeClients(loadKubeConfig(userKubeconfig));
   const namespace = `krt-${suite}-${randomBytes(3).toString('hex')}`;
@@ -54,17 +59,3 @@ export async function rejection(
  * or namespaces can then wait that long to be collected, although nothing is wrong.
  */
 export const KCM_WAIT_MS = 120_000;
-
-/** Polls until `check` returns true or the time is up. */
-export async function eventually(
-  check: () => Promise<boolean>,
-  timeoutMs = 30000,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
