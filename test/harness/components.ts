@@ -19,16 +19,22 @@ function port(name: string): number {
   );
 }
 
+/** A component that hangs (stopped, say) must not hang the wait: each request gets 2 s. */
+const ASK_MS = 2000;
+
 function metricsText(url: string): Promise<string> {
-  if (url.startsWith('http:')) return fetch(url).then((r) => (r.ok ? r.text() : ''));
+  if (url.startsWith('http:'))
+    return fetch(url, { signal: AbortSignal.timeout(ASK_MS) }).then((r) => (r.ok ? r.text() : ''));
   const ca = readFileSync(join(stateDir, 'pki', 'ca.crt'));
   return new Promise((resolve, reject) => {
-    get(url, { ca }, (res) => {
+    const req = get(url, { ca, timeout: ASK_MS }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
       res.on('end', () => resolve(res.statusCode === 200 ? text : ''));
-    }).on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer in ${ASK_MS} ms`)));
+    req.on('error', reject);
   });
 }
 
