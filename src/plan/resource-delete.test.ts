@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import type { Pipeline, PromiseObject, ResourceObject, Work, WorkflowRun } from '../api/types.js';
+import type { Pipeline, PromiseObject, ResourceObject, Work, Workflow, WorkflowRun } from '../api/types.js';
 import {
   FINALIZER_DELETE_WORKFLOW,
   FINALIZER_WORKS_CLEANUP,
@@ -233,5 +233,40 @@ describe('planResourceDeletion', () => {
     // Recorded as skipped: the next pass goes on without trying again.
     const after = planResourceDeletion(observe({ resource: next(resource(), plan) }));
     expect(after.actions).toEqual([{ type: 'setFinalizers', finalizers: [] }]);
+  });
+
+  it('names the Workflow its delete pipeline missed, so the caller confirms it with the API server', () => {
+    const p = promise();
+    p.spec.workflowNamespace = 'platform';
+    p.spec.workflows = {
+      resource: {
+        configure: [pipeline('a')],
+        delete: [
+          {
+            apiVersion: 'kruntimes.io/v1alpha1',
+            kind: 'Pipeline',
+            metadata: { name: 'bye' },
+            spec: { uses: 'teardown' },
+          },
+        ],
+      },
+    };
+    const teardown: Workflow = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: 'teardown', namespace: 'platform' },
+      spec: { jobs: { go: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } } },
+    };
+    const missed = planResourceDeletion(observe({ promise: p, workflow: () => undefined }));
+    expect(missed.status.message).toContain('Workflow "teardown" not found in namespace "platform"');
+    expect(missed.missingWorkflows).toEqual([{ namespace: 'platform', name: 'teardown' }]);
+    const found = planResourceDeletion(
+      observe({
+        promise: p,
+        workflow: (ns, n) => (ns === 'platform' && n === 'teardown' ? teardown : undefined),
+      }),
+    );
+    expect(found.missingWorkflows).toBeUndefined();
+    expect(creates(found)[0]?.run.spec.jobs.go?.steps?.[0]?.run).toBe('true');
   });
 });
