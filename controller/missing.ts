@@ -2,15 +2,15 @@
 // answer: a Workflow created just before what calls it may not have reached the cache yet.
 import type * as k8s from '@kubernetes/client-node';
 import { crd, statusCode } from '../src/kube/client.js';
+import { log } from '../src/telemetry/log.js';
 
 /** How soon to plan again when the API server has a Workflow the cache does not. */
 export const CACHE_LAG_RETRY_MS = 500;
 
+type Ref = { namespace: string; name: string };
+
 /** The first of `refs` the API server has, if any; errors other than 404 are thrown (retried). */
-export async function existingWorkflow(
-  custom: k8s.CustomObjectsApi,
-  refs: { namespace: string; name: string }[],
-): Promise<{ namespace: string; name: string } | undefined> {
+async function existingWorkflow(custom: k8s.CustomObjectsApi, refs: Ref[]): Promise<Ref | undefined> {
   for (const ref of refs) {
     try {
       await custom.getNamespacedCustomObject({ ...crd('workflows', ref.namespace), name: ref.name });
@@ -20,4 +20,23 @@ export async function existingWorkflow(
     }
   }
   return undefined;
+}
+
+/**
+ * When the API server has one of the Workflows a plan missed: how soon to plan again, and nothing
+ * is written meanwhile. Undefined when they are really missing and the plan stands. Asked only
+ * when a plan names some, never per reconcile.
+ */
+export async function retryForCacheLag(
+  custom: k8s.CustomObjectsApi,
+  missed: Ref[],
+  of: Record<string, string>,
+): Promise<number | undefined> {
+  const lagging = await existingWorkflow(custom, missed);
+  if (!lagging) return undefined;
+  log.debug(
+    { ...of, workflow: `${lagging.namespace}/${lagging.name}` },
+    'a Workflow exists but is not cached yet',
+  );
+  return CACHE_LAG_RETRY_MS;
 }

@@ -15,9 +15,8 @@ import { writtenStatus } from '../src/plan/workflowrun.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { workflowRunFiles } from '../src/promise/files.js';
 import { deepEqual } from '../src/helpers.js';
-import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
-import { CACHE_LAG_RETRY_MS, existingWorkflow } from './missing.js';
+import { retryForCacheLag } from './missing.js';
 import { withoutTimes } from './workflowrun.js';
 
 export interface ResourceDeps {
@@ -59,14 +58,8 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       now: new Date(),
     });
   let plan = observe();
-  const lagging = await existingWorkflow(deps.custom, plan.missingWorkflows ?? []);
-  if (lagging) {
-    log.debug(
-      { resource: key, workflow: `${lagging.namespace}/${lagging.name}` },
-      "a pipeline's Workflow exists but is not cached yet",
-    );
-    return CACHE_LAG_RETRY_MS;
-  }
+  const lag = await retryForCacheLag(deps.custom, plan.missingWorkflows ?? [], { resource: key });
+  if (lag !== undefined) return lag;
   let target = resource;
   let transient: unknown;
   const refused: Record<string, string> = {};

@@ -14,7 +14,7 @@ import { planWorkflowRun, withFailedJobs, type Action, type Observed } from '../
 import { deepEqual } from '../src/helpers.js';
 import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
-import { CACHE_LAG_RETRY_MS, existingWorkflow } from './missing.js';
+import { retryForCacheLag } from './missing.js';
 
 export interface Snapshot {
   apiVersion: 'apps/v1';
@@ -79,12 +79,9 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   let run = cached;
   let target = cached;
   let plan = planWorkflowRun({ ...observed, run });
-  const missing = (plan.missingWorkflows ?? []).map((n) => ({ namespace, name: n }));
-  const lagging = await existingWorkflow(deps.custom, missing);
-  if (lagging) {
-    log.debug({ run: key, workflow: lagging.name }, 'a called Workflow exists but is not cached yet');
-    return CACHE_LAG_RETRY_MS;
-  }
+  const missed = (plan.missingWorkflows ?? []).map((name) => ({ namespace, name }));
+  const lag = await retryForCacheLag(deps.custom, missed, { run: key });
+  if (lag !== undefined) return lag;
   if (plan.actions.some((a) => a.type === 'deleteWorkflowRun')) {
     await deleteWorkflowRun(cached, deps);
     return undefined;
