@@ -95,7 +95,7 @@ async function deleteCondition(api: TestApi, name: string, reason: string) {
       return cond?.reason === reason;
     },
     60_000,
-    `${name} to have DeleteWorkflowCompleted reason ${reason} (last: ${JSON.stringify(last)})`,
+    () => `${name} to have DeleteWorkflowCompleted reason ${reason} (last: ${JSON.stringify(last)})`,
   );
   return r.get(name);
 }

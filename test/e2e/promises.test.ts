@@ -335,7 +335,7 @@ describe('configure workflows', () => {
         return x.status?.conditions?.find((y) => y.type === 'WorksSucceeded')?.status === 'False';
       },
       30_000,
-      `WorksSucceeded to be False (last: ${JSON.stringify(last)})`,
+      () => `WorksSucceeded to be False (last: ${JSON.stringify(last)})`,
     );
     const done = await r.get('forbidden');
     expect(done.status?.conditions?.find((y) => y.type === 'WorksSucceeded')?.message).toMatch(

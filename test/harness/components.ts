@@ -9,20 +9,24 @@ import { join } from 'node:path';
 import { WATCHING_METRIC } from '../../src/kube/informer-metrics.js';
 import { eventually } from './eventually.js';
 import { stateDir } from './paths.js';
+import { localPort } from './processes.js';
 
 /** How long a suite waits for the components to watch again: their longest backoff and then some. */
 export const RECONNECT_WAIT_MS = 90_000;
 
-function port(name: string): number {
-  return Number(
-    new RegExp(`^${name}=(\\d+)`, 'm').exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1],
-  );
-}
-
 /** A component that hangs (stopped, say) must not hang the wait: each request gets 2 s. */
 const ASK_MS = 2000;
 
-function metricsText(url: string): Promise<string> {
+const ENDPOINTS = {
+  webhook: () => `https://127.0.0.1:${localPort('WEBHOOK_PORT')}/metrics`,
+  controller: () => `http://127.0.0.1:${localPort('CONTROLLER_PORT')}/metrics`,
+  runtimed: () => `https://127.0.0.1:${localPort('RUNTIMED_PORT')}/metrics`,
+};
+export type Component = keyof typeof ENDPOINTS;
+
+/** A local component's /metrics text ('' when it answers with an error status). */
+export function metricsOf(component: Component): Promise<string> {
+  const url = ENDPOINTS[component]();
   if (url.startsWith('http:'))
     return fetch(url, { signal: AbortSignal.timeout(ASK_MS) }).then((r) => (r.ok ? r.text() : ''));
   const ca = readFileSync(join(stateDir, 'pki', 'ca.crt'));
@@ -40,14 +44,9 @@ function metricsText(url: string): Promise<string> {
 
 /** Per component: "watching", or what is not (its informers at 0, or that it does not answer). */
 export async function componentWatches(): Promise<Record<string, string>> {
-  const endpoints = {
-    webhook: `https://127.0.0.1:${port('WEBHOOK_PORT')}/metrics`,
-    controller: `http://127.0.0.1:${port('CONTROLLER_PORT')}/metrics`,
-    runtimed: `https://127.0.0.1:${port('RUNTIMED_PORT')}/metrics`,
-  };
   const out: Record<string, string> = {};
-  for (const [component, url] of Object.entries(endpoints)) {
-    const text = await metricsText(url).catch((e: Error) => `error: ${e.message}`);
+  for (const component of Object.keys(ENDPOINTS) as Component[]) {
+    const text = await metricsOf(component).catch((e: Error) => `error: ${e.message}`);
     const samples = [...text.matchAll(new RegExp(`^${WATCHING_METRIC}\\{([^}]*)\\} (\\d+)`, 'gm'))];
     const idle = samples.filter((m) => m[2] !== '1').map((m) => m[1]);
     out[component] =

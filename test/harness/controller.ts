@@ -2,14 +2,12 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { metricsOf } from './components.js';
 import { repoRoot, stateDir } from './paths.js';
 
 /** 1 while the local controller leads (its own metric), 0 otherwise or when it does not answer. */
 export async function isLeader(): Promise<number> {
-  const port = /CONTROLLER_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
-  const text = await fetch(`http://127.0.0.1:${port}/metrics`)
-    .then((r) => r.text())
-    .catch(() => '');
+  const text = await metricsOf('controller').catch(() => '');
   return Number(/^krt_controller_is_leader (\d)/m.exec(text)?.[1] ?? 0);
 }
 

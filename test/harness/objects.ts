@@ -58,7 +58,7 @@ async function inPhase<T extends { status?: { phase?: string } }>(
       return phases.includes(last?.status?.phase ?? '');
     },
     timeoutMs,
-    `${what} to reach ${phases.join('|')} (last: ${JSON.stringify(last?.status ?? {})})`,
+    () => `${what} to reach ${phases.join('|')} (last: ${JSON.stringify(last?.status ?? {})})`,
   );
   return last as T;
 }

@@ -25,7 +25,7 @@ export const pidOf = (name: string): number => {
 
 /** A loopback port of the local environment (.kruntimes/ports.env), such as API_PORT. */
 export const localPort = (key: string): string | undefined =>
-  new RegExp(`${key}=(\\d+)`).exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
+  new RegExp(`^${key}=(\\d+)$`, 'm').exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1];
 const pki = join(stateDir, 'pki');
 
 /** One request to the local kube-apiserver as its admin, with curl (so it works while a test stops it). */

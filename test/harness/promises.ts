@@ -133,10 +133,8 @@ export function resourceClient(c: TestCluster, api: TestApi) {
         return last !== undefined && ok(last);
       },
       timeoutMs,
-      `${api.kind} ${name} ${what}`,
-    ).catch((e: unknown) => {
-      throw new Error(`${e instanceof Error ? e.message : String(e)} (last: ${JSON.stringify(shown(last))})`);
-    });
+      () => `${api.kind} ${name} ${what} (last: ${JSON.stringify(shown(last))})`,
+    );
     return last as ResourceObject;
   };
   return {

@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { request, type Agent } from 'node:https';
 import { join } from 'node:path';
 import { repoRoot, stateDir } from './paths.js';
+import { localPort } from './processes.js';
 
 export function webhookEndpoint(): { port: number; ca: Buffer; pid: number } {
-  const ports = readFileSync(join(stateDir, 'ports.env'), 'utf8');
-  const port = Number(/WEBHOOK_PORT=(\d+)/.exec(ports)?.[1]);
+  const port = Number(localPort('WEBHOOK_PORT'));
   const pid = Number(readFileSync(join(stateDir, 'pids', 'webhook.pid'), 'utf8').trim());
   return { port, ca: readFileSync(join(stateDir, 'pki', 'ca.crt')), pid };
 }
