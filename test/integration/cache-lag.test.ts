@@ -102,21 +102,6 @@ async function reconcileCalling(uses: string) {
   );
 }
 
-it('looks again later, writing nothing, when the API server has the Workflow its cache lacks', async () => {
-  const { requeueAfter, error, writes } = await reconcileCalling('leaf');
-  expect(error).toBeUndefined();
-  expect(requeueAfter).toBeGreaterThan(0);
-  expect(writes).toEqual([]);
-});
-
-it('fails the job when the API server confirms the Workflow is missing', async () => {
-  // The run exists only in the held-still cache, so the status write that fails the job is
-  // refused with 404: what matters is that the reconciler went on to write it.
-  const { error, writes } = await reconcileCalling('absent');
-  expect(writes).toEqual(['update workflowruns/status']);
-  expect(statusCode(error)).toBe(404);
-});
-
 /** Reconciles a new resource whose configure pipeline uses Workflow `uses`, with an empty Workflow cache. */
 async function reconcileResourceUsing(uses: string) {
   const api = { group: 'lag.kruntimes.dev', version: 'v1', kind: 'Lag', plural: 'lags', schema: {} };
@@ -169,16 +154,26 @@ async function reconcileResourceUsing(uses: string) {
   );
 }
 
-it("looks again later, writing nothing, when a resource's pipeline Workflow is only in the API server", async () => {
-  const { requeueAfter, error, writes } = await reconcileResourceUsing('leaf');
-  expect(error).toBeUndefined();
-  expect(requeueAfter).toBeGreaterThan(0);
-  expect(writes).toEqual([]);
-});
+describe.each([
+  { what: 'a WorkflowRun calling', reconcile: reconcileCalling, statusWrite: 'update workflowruns/status' },
+  {
+    what: "a resource's pipeline using",
+    reconcile: reconcileResourceUsing,
+    statusWrite: 'update lags/status',
+  },
+])('$what a Workflow its cache lacks', ({ reconcile, statusWrite }) => {
+  it('looks again later, writing nothing, when the API server has the Workflow', async () => {
+    const { requeueAfter, error, writes } = await reconcile('leaf');
+    expect(error).toBeUndefined();
+    expect(requeueAfter).toBeGreaterThan(0);
+    expect(writes).toEqual([]);
+  });
 
-it('fails the pipeline when the API server confirms its Workflow is missing', async () => {
-  // The resource (and its API) exist only in the held-still cache: the status write is refused.
-  const { error, writes } = await reconcileResourceUsing('absent');
-  expect(writes).toEqual(['update lags/status']);
-  expect(statusCode(error)).toBe(404);
+  it('fails the job or pipeline when the API server confirms the Workflow is missing', async () => {
+    // The run or resource exists only in the held-still cache, so the status write that fails it is
+    // refused with 404: what matters is that the reconciler went on to write it.
+    const { error, writes } = await reconcile('absent');
+    expect(writes).toEqual([statusWrite]);
+    expect(statusCode(error)).toBe(404);
+  });
 });
