@@ -31,12 +31,26 @@ export function hasExpressions(source: string): boolean {
   return source.includes(OPEN);
 }
 
+/**
+ * Puts a rendered value in its place: `hole` counts the placeholders of the source from 0 and
+ * `before` is what has been rendered so far. Without one, values go in as they are.
+ */
+export type Placer = (value: string, hole: number, before: string) => string;
+
 /** Renders every placeholder; throws ExprError on a parse error or a missing reference. */
-export function renderTemplate(source: string, contexts: Contexts): string {
+export function renderTemplate(source: string, contexts: Contexts, place?: Placer): string {
   if (!hasExpressions(source)) return source;
-  return parseTemplate(source)
-    .map((s) => (s.kind === 'text' ? s.text : stringify(evaluate(s.expr, contexts, source))))
-    .join('');
+  let out = '';
+  let hole = 0;
+  for (const s of parseTemplate(source)) {
+    if (s.kind === 'text') out += s.text;
+    else {
+      const value = stringify(evaluate(s.expr, contexts, source));
+      out += place ? place(value, hole, out) : value;
+      hole++;
+    }
+  }
+  return out;
 }
 
 /**
@@ -44,18 +58,28 @@ export function renderTemplate(source: string, contexts: Contexts): string {
  * when a template is materialized) and leaves every other placeholder for later. A placeholder that
  * mixes contexts keeps its place, with the known references replaced by string literals.
  */
-export function renderPartial(source: string, contexts: Contexts, only: readonly ContextName[]): string {
+export function renderPartial(
+  source: string,
+  contexts: Contexts,
+  only: readonly ContextName[],
+  place?: Placer,
+): string {
   if (!hasExpressions(source)) return source;
   let out = '';
+  let hole = 0;
   for (const s of parseTemplate(source)) {
     if (s.kind === 'text') out += s.text;
     else {
       const refs = referencesOf(s.expr);
       const known = refs.filter((r) => only.includes(r.context as ContextName));
       if (known.length === 0) out += s.text;
-      else if (known.length === refs.length)
-        out += asData(stringify(evaluate(s.expr, contexts, source)), out.endsWith('$') || out.endsWith('${'));
-      else out += '${{ ' + printExpr(substitute(s.expr, only, contexts, source)) + ' }}';
+      else if (known.length === refs.length) {
+        const value = stringify(evaluate(s.expr, contexts, source));
+        const data = asData(value, out.endsWith('$') || out.endsWith('${'));
+        // A value kept as a literal placeholder is placed by the pass that renders it.
+        out += data === value && place ? place(value, hole, out) : data;
+      } else out += '${{ ' + printExpr(substitute(s.expr, only, contexts, source)) + ' }}';
+      hole++;
     }
   }
   return out;

@@ -12,6 +12,7 @@ import type {
   WorkflowRunStatus,
 } from '../api/types.js';
 import { ExprError, renderTemplate, type Contexts } from '../expr/index.js';
+import { renderScript } from '../shell/render.js';
 import { formatFieldError } from '../fielderror.js';
 import { validateCallGraphSync } from '../graph/callgraph.js';
 import { topologicalOrder, upstreamJobs } from '../graph/jobs.js';
@@ -337,7 +338,7 @@ function inlineJob(
       return { ...st, phase: 'Failed', message: `Run "${s.name}" exists and belongs to another owner` };
     try {
       const c = stepCtx(next);
-      const script = renderTemplate(s.step.run, c);
+      const script = renderScript(s.step.run, c);
       const env: RunEnv = Object.entries(s.step.env ?? {}).map(([k, v]) => ({
         name: k,
         value: renderTemplate(v, c),

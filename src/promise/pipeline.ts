@@ -10,8 +10,9 @@ import type {
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
 import { controllerReference } from '../plan/objects.js';
-import { ExprError, renderPartial, renderTemplate } from '../expr/index.js';
+import { ExprError, renderTemplate } from '../expr/index.js';
 import { formatFieldError } from '../fielderror.js';
+import { renderJobs } from '../render/jobs.js';
 import { materialize, resolveInputs } from '../render/materialize.js';
 import { isScalar } from '../validate/call.js';
 import type { Value } from '../expr/index.js';
@@ -69,14 +70,6 @@ export function runsOfType(runs: WorkflowRun[], type: 'configure' | 'delete'): W
   return runs.filter((r) => (r.metadata.labels?.[LABEL_WORKFLOW_TYPE] ?? 'configure') === type);
 }
 
-function renderResource<T>(value: T, resource: Value): T {
-  if (typeof value === 'string') return renderPartial(value, { resource }, ['resource']) as T;
-  if (Array.isArray(value)) return value.map((v) => renderResource(v, resource)) as T;
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderResource(v, resource)])) as T;
-  return value;
-}
-
 /** Workflows by namespace and name (the controller's cache), for pipelines that name one. */
 export type WorkflowLookup = (namespace: string, name: string) => Workflow | undefined;
 
@@ -90,7 +83,7 @@ function pipelineJobs(
   view: Value,
   workflow: WorkflowLookup | undefined,
 ): { jobs: Record<string, JobSpec> } | { error: string } {
-  if (pipeline.spec.jobs) return { jobs: renderResource(pipeline.spec.jobs, view) };
+  if (pipeline.spec.jobs) return { jobs: renderJobs(pipeline.spec.jobs, { resource: view }, ['resource']) };
   const name = pipeline.spec.uses ?? '';
   const namespace = promise.spec.workflowNamespace ?? '';
   const wf = workflow?.(namespace, name);

@@ -3,10 +3,11 @@
 // the frozen output contract rendered the same way. Used by `krt workflow trigger` and by the
 // controller when a call job becomes runnable.
 import type { JobSpec, Workflow } from '../api/types.js';
-import { ExprError, renderPartial } from '../expr/index.js';
+import { ExprError } from '../expr/index.js';
 import type { FieldError } from '../fielderror.js';
 import { inputErrors, inputTypeErrors } from '../validate/call.js';
 import { frozenOutputContract } from '../limits.js';
+import { renderJobs, renderStrings } from './jobs.js';
 
 export interface Materialized {
   jobs: Record<string, JobSpec>;
@@ -34,19 +35,14 @@ export function resolveInputs(
   return { values };
 }
 
-function renderStrings<T>(value: T, inputs: Record<string, string>): T {
-  if (typeof value === 'string') return renderPartial(value, { inputs }, ['inputs']) as T;
-  if (Array.isArray(value)) return value.map((v) => renderStrings(v, inputs)) as T;
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderStrings(v, inputs)])) as T;
-  return value;
-}
-
-/** Renders the template with resolved inputs. Throws ExprError when an input reference cannot render. */
+/**
+ * Renders the template with resolved inputs. Throws ExprError when an input reference cannot render,
+ * ShellValueError when a value cannot be placed in a script.
+ */
 export function materialize(template: Workflow, inputs: Record<string, string>): Materialized {
   return {
-    jobs: renderStrings(template.spec.jobs, inputs),
-    annotations: renderStrings(frozenOutputContract(template), inputs),
+    jobs: renderJobs(template.spec.jobs, { inputs }, ['inputs']),
+    annotations: renderStrings(frozenOutputContract(template), { inputs }, ['inputs']),
   };
 }
 

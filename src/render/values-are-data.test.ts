@@ -1,6 +1,7 @@
 // Values are data (DESIGN.md §3): an input, `with` or output value reaches a step with exactly the
 // characters it was given, through every rendering pass (trigger, child materialisation, Run
 // creation), whatever it holds.
+import { spawnSync } from 'node:child_process';
 import type { Run, Workflow, WorkflowRun } from '../api/types.js';
 import { renderPartial, renderTemplate } from '../expr/index.js';
 import { planWorkflowRun, type Action, type Observed } from '../plan/workflowrun.js';
@@ -46,6 +47,16 @@ const template = (run: string, env = ''): Workflow =>
       },
     },
   }) as unknown as Workflow;
+
+/** What real bash prints for a rendered script: the value's exact bytes, and nothing else ran. */
+function bashPrints(script: string | undefined): string {
+  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script ?? 'exit 9'], {
+    encoding: 'utf8',
+    env: {},
+  });
+  expect(r.status).toBe(0);
+  return r.stdout;
+}
 
 const NOW = new Date('2026-12-03T10:00:00Z');
 const created = <T extends Action['type']>(actions: Action[], type: T) =>
@@ -114,7 +125,7 @@ describe('values are data', () => {
     expect(validateWorkflowRun(run).errors).toEqual([]);
     const { runs, status } = stepScripts(run, { first: { secret: 's3cr3t' }, second: { out: value } });
     const second = runs.find((x) => x.metadata.name === 'w-abc-first-second');
-    expect(second?.spec.script).toBe(`printf %s "${value}"`);
+    expect(bashPrints(second?.spec.script)).toBe(value);
     expect(second?.spec.env).toEqual([{ name: 'X', value }]);
     expect(status?.phase).toBe('Succeeded');
     expect(status?.outputs).toEqual({ echoed: value, mixed: value === '' ? 'none' : value });
@@ -154,8 +165,8 @@ describe('values are data', () => {
     const childRun = { ...child, metadata: { ...child.metadata, uid: 'cu', generation: 1 } };
     expect(validateWorkflowRun(childRun).errors).toEqual([]);
     const { runs, status } = stepScripts(childRun, { first: { secret: 's3cr3t' }, second: { out: value } });
-    expect(runs.find((x) => x.metadata.name === 'p-call-call-first-second')?.spec.script).toBe(
-      `printf %s "${value}"`,
+    expect(bashPrints(runs.find((x) => x.metadata.name === 'p-call-call-first-second')?.spec.script)).toBe(
+      value,
     );
     expect(status?.outputs?.echoed).toBe(value);
   });

@@ -78,15 +78,6 @@ function referenceProblem(
   }
 }
 
-/** `${{ inputs.x }}` written straight into a script is shell injection waiting to happen. */
-export function scriptInjectionWarnings(inputsRead: string[], field: string): string[] {
-  if (inputsRead.length === 0) return [];
-  return [...new Set(inputsRead)].map(
-    (name) =>
-      `${field}: \${{ inputs.${name} }} is placed directly in a script (shell injection risk); pass it through env and use "$VAR" instead`,
-  );
-}
-
 /**
  * A path the resource cannot have: one that leaves what its schema declares. Where the schema keeps
  * unknown fields or says nothing, any path is accepted (it is checked when the run is made).

@@ -7,7 +7,8 @@ import { fieldError, type FieldError } from '../fielderror.js';
 import { isUpstream, jobGraphErrors } from '../graph/jobs.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../limits.js';
 import { withValueErrors } from './call.js';
-import { checkExpressions, scriptInjectionWarnings, type ExpressionScope } from './expressions.js';
+import { checkExpressions, type ExpressionScope } from './expressions.js';
+import { scriptPlaceProblems } from '../shell/render.js';
 import { isObject } from '../helpers.js';
 
 export interface JobsContext {
@@ -122,8 +123,10 @@ function checkJobExpressions(
   const earlier: string[] = [];
   (job.steps ?? []).forEach((step, i) => {
     const s = scope(earlier.slice());
-    const run = record(step.run, `${field}.steps[${i}].run`, s);
-    out.warnings.push(...scriptInjectionWarnings(run.inputsRead, `${field}.steps[${i}].run`));
+    record(step.run, `${field}.steps[${i}].run`, s);
+    if (typeof step.run === 'string')
+      for (const p of scriptPlaceProblems(step.run))
+        out.errors.push(fieldError(`${field}.steps[${i}].run`, p));
     for (const [k, v] of Object.entries(step.env ?? {})) record(v, `${field}.steps[${i}].env.${k}`, s);
     earlier.push(step.name);
   });

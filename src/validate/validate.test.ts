@@ -432,10 +432,21 @@ describe('validateWorkflow', () => {
       }),
     );
     expect(r.errors).toEqual([]);
+    // A value in a script is escaped for its shell context: no warning for that any more.
     expect(r.warnings).toEqual([
-      'spec.jobs.a.steps[0].run: ${{ inputs.used }} is placed directly in a script (shell injection risk); pass it through env and use "$VAR" instead',
       'spec.outputs.fixed.value: the output refers to no job output; it is always "constant"',
       'spec.inputs.unused: the input is declared but never used',
+    ]);
+  });
+
+  it.each([
+    ['a comment', 'deploy # for ${{ inputs.used }}', 'a value inside a shell comment'],
+    ['an arithmetic expansion', 'echo $(( ${{ inputs.used }} + 1 ))', 'a value inside an arithmetic context'],
+    ['backquotes', 'echo `cat ${{ inputs.used }}`', 'a value inside backquotes'],
+  ])('denies a value in %s of a script, naming the step and the reason', (_, script, reason) => {
+    const r = validateWorkflow(wf('w', { inputs: { used: {} }, jobs: { a: inline(script) } }));
+    expect(errorsOf(r)).toEqual([
+      expect.stringContaining(`spec.jobs.a.steps[0].run: \${{ inputs.used }}: ${reason}`),
     ]);
   });
 
