@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // krt: the command-line client of kruntimes. Exit codes: 0 success, 1 a run failed or was cancelled,
 // 2 usage or validation error.
+import '../src/node-version.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';

@@ -1,4 +1,5 @@
 // The controller process: `node dist/controller/main.js --kubeconfig ... --workers 4 --health-addr :8080`.
+import '../src/node-version.js';
 import { hostname } from 'node:os';
 import { loadKubeConfig } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';

@@ -3,6 +3,7 @@
 // API client and caches, ~140 MB) cost a third of the agent's busy time and blocked its event loop;
 // from this process (~40 MB, no API client) it is cheaper and off the agent's loop.
 // Protocol (process IPC): in {start | stop}, out {end}. When the agent goes away, every step dies.
+import '../src/node-version.js';
 import type { Run } from '../src/api/types.js';
 import { Execution, type ExecuteOptions } from './execute.js';
 import { log } from '../src/telemetry/log.js';

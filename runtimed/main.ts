@@ -1,4 +1,5 @@
 // runtimed: `node dist/runtimed/main.js --kubeconfig ... --identity node-1 --data-dir /var/lib/runtimed`.
+import '../src/node-version.js';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';

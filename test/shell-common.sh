@@ -4,6 +4,15 @@
 
 log() { printf '%s: %s\n' "$who" "$*" >&2; }
 die() { printf '%s: error: %s\n' "$who" "$*" >&2; exit 1; }
+
+# The pinned Node.js and step sandbox, also when a script runs outside make (the machine's own node
+# may be too old for the components, which then refuse to start).
+node_bin=$("$root/tools/fetch-node.sh") || die "could not fetch the pinned Node.js (tools/fetch-node.sh)"
+[ "${PATH%%:*}" = "$node_bin" ] || export PATH="$node_bin:$PATH"
+if [ -z "${KRT_BWRAP:-}" ]; then
+  KRT_BWRAP=$("$root/tools/fetch-bwrap.sh") || die "could not fetch bubblewrap (tools/fetch-bwrap.sh)"
+  export KRT_BWRAP
+fi
 pid_of() { cat "$pids/$1.pid" 2>/dev/null || true; }
 alive() { local p; p=$(pid_of "$1"); [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
 

@@ -1,6 +1,7 @@
 // The admission webhook process: HTTPS on --host:--port with the certificate in --cert/--key
 // (reloaded when the files change, as cert-manager rotates them), a Workflow informer for graph
 // checks, health and metrics endpoints.
+import '../src/node-version.js';
 import { readFileSync, watchFile } from 'node:fs';
 import { createServer } from 'node:https';
 import type { Workflow } from '../src/api/types.js';

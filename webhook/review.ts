@@ -37,19 +37,31 @@ export const MAX_OBJECT_DEPTH = 64;
 const MAX_WARNINGS = 20;
 const MAX_WARNING_LENGTH = 512;
 
-/** Depth of a JSON value, measured without recursion. Stops counting past `limit`. */
-export function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
+/** Segments of a too-deep path that a denial names: enough to find the field (`spec.jobs.c.with.msg`). */
+const NAMED_SEGMENTS = 5;
+
+/**
+ * Where a JSON value nests deeper than `limit`, as the field that holds the deep value (its first
+ * few segments), or undefined. Measured without recursion; stops at the first such place.
+ */
+export function tooDeepAt(value: unknown, limit: number): string | undefined {
+  const stack: [unknown, number, string[]][] = [[value, 1, []]];
   while (stack.length > 0) {
-    const [v, d] = stack.pop() as [unknown, number];
+    const [v, d, path] = stack.pop() as [unknown, number, string[]];
     if (typeof v !== 'object' || v === null) continue;
-    if (d > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+    if (d > limit) return path.slice(0, NAMED_SEGMENTS).join('.').replace(/\.\[/g, '[');
+    // Deeper than the named segments, the path is not kept (a hostile object may be wide too).
+    const at = (k: string) => (path.length < NAMED_SEGMENTS ? [...path, k] : path);
+    if (Array.isArray(v)) v.forEach((child, i) => stack.push([child, d + 1, at(`[${i}]`)]));
+    else for (const [k, child] of Object.entries(v)) stack.push([child, d + 1, at(k)]);
   }
-  return false;
+  return undefined;
 }
 
-export type Decoded = { ok: true; request: AdmissionRequest } | { ok: false; uid: string; message: string };
+export type Decoded =
+  | { ok: true; request: AdmissionRequest }
+  /** `invalid`: the review is well-formed but its object cannot be admitted. */
+  | { ok: false; uid: string; message: string; invalid?: true };
 
 export function decodeReview(body: unknown): Decoded {
   if (!isObject(body)) return { ok: false, uid: '', message: 'the body is not an AdmissionReview object' };
@@ -78,8 +90,16 @@ export function decodeReview(body: unknown): Decoded {
       uid,
       message: `request.operation ${JSON.stringify(request.operation)} is not one of CREATE, UPDATE, DELETE, CONNECT`,
     };
-  if (depthExceeds(request.object, MAX_OBJECT_DEPTH) || depthExceeds(request.oldObject, MAX_OBJECT_DEPTH))
-    return { ok: false, uid, message: `the object nests deeper than ${MAX_OBJECT_DEPTH} levels` };
+  for (const which of ['object', 'oldObject'] as const) {
+    const at = tooDeepAt(request[which], MAX_OBJECT_DEPTH);
+    if (at !== undefined)
+      return {
+        ok: false,
+        uid,
+        invalid: true,
+        message: `${which === 'oldObject' ? 'the stored object: ' : ''}${at || '(the object)'}: nests deeper than ${MAX_OBJECT_DEPTH} levels`,
+      };
+  }
   const problem =
     userInfoProblem(request.userInfo) ??
     (['name', 'namespace'] as const).map((k) => optionalString(request[k], `request.${k}`)).find(Boolean) ??

@@ -32,7 +32,8 @@ export function createApp(deps: AppDeps): express.Express {
     let out: AdmissionReview;
     let kind = 'unknown';
     let operation = 'unknown';
-    if (!decoded.ok) {
+    if (!decoded.ok && decoded.invalid) out = deny(decoded.uid, 422, 'Invalid', decoded.message);
+    else if (!decoded.ok) {
       out = deny(decoded.uid, 400, 'BadRequest', `malformed AdmissionReview: ${decoded.message}`);
     } else {
       kind = decoded.request.kind.kind;

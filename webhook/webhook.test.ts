@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { Workflow } from '../src/api/types.js';
 import { mutateRequest, workflowDefaults } from './mutate/index.js';
-import { decodeReview, depthExceeds, MAX_OBJECT_DEPTH, type AdmissionRequest } from './review.js';
+import { decodeReview, tooDeepAt, MAX_OBJECT_DEPTH, type AdmissionRequest } from './review.js';
 import { validateRequest } from './validate/index.js';
 
 const req = (over: Partial<AdmissionRequest> = {}): AdmissionRequest => ({
@@ -81,15 +81,20 @@ describe('decodeReview', () => {
   it(`refuses objects nested deeper than ${MAX_OBJECT_DEPTH} without recursion`, () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 200000; i++) deep = { a: deep };
-    expect(depthExceeds(deep, MAX_OBJECT_DEPTH)).toBe(true);
-    const d = decodeReview(envelope({ ...req(), object: deep }));
-    expect(d).toMatchObject({
+    expect(tooDeepAt(deep, MAX_OBJECT_DEPTH)).toBe('a.a.a.a.a');
+    const object = { spec: { jobs: { c: { with: { msg: deep, ok: 'x' } } } } };
+    const d = decodeReview(envelope({ ...req(), object }));
+    // The review is well-formed: the denial names the field and the limit, not a malformed request.
+    expect(d).toEqual({
       ok: false,
-      message: `the object nests deeper than ${MAX_OBJECT_DEPTH} levels`,
+      uid: 'u-1',
+      invalid: true,
+      message: `spec.jobs.c.with.msg: nests deeper than ${MAX_OBJECT_DEPTH} levels`,
     });
+    expect(tooDeepAt({ steps: [[[deep]]] }, MAX_OBJECT_DEPTH)).toBe('steps[0][0][0].a');
     let ok: unknown = 'leaf';
     for (let i = 0; i < MAX_OBJECT_DEPTH - 1; i++) ok = [ok];
-    expect(depthExceeds(ok, MAX_OBJECT_DEPTH)).toBe(false);
+    expect(tooDeepAt(ok, MAX_OBJECT_DEPTH)).toBeUndefined();
   });
 });
 

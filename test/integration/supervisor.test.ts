@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { createRun, runInPhase } from '../harness/objects.js';
-import { repoRoot, stateDir } from '../harness/paths.js';
+import { componentCommand, repoRoot, stateDir } from '../harness/paths.js';
 import { processAlive } from '../harness/webhook.js';
 
 let c: TestCluster;
@@ -32,5 +32,39 @@ it('a killed runtimed is started again by its supervisor, which logs it, and ser
   await createRun(c, 'after-restart', { runtime: 'bash', script: 'echo back' });
   expect((await runInPhase(c, 'after-restart', ['Succeeded', 'Failed'], 60_000)).status?.phase).toBe(
     'Succeeded',
+  );
+});
+
+describe('the pinned Node.js', () => {
+  // The machine's own node (Node 20 on these machines), first on PATH as for a user outside make.
+  const machinePath = '/usr/local/bin:/usr/bin:/bin';
+  const machineNode = spawnSync('bash', ['-c', 'command -v node'], {
+    env: { PATH: machinePath },
+    encoding: 'utf8',
+  }).stdout.trim();
+
+  it('is what the local environment scripts run, whatever node comes first on PATH', () => {
+    expect(machineNode).not.toBe('');
+    const r = spawnSync(
+      'bash',
+      ['-c', `. ${join(repoRoot, 'test/controlplane/lib.sh')} && node --version && command -v node`],
+      { env: { PATH: machinePath, HOME: process.env.HOME ?? '/root' }, encoding: 'utf8' },
+    );
+    const pinned = readFileSync(join(repoRoot, '.node-version'), 'utf8').trim();
+    const [version, path] = r.stdout.trim().split('\n');
+    expect({ status: r.status, version }).toEqual({ status: 0, version: `v${pinned}` });
+    expect(path).not.toBe(machineNode);
+  });
+
+  it.each(['controller', 'webhook', 'runtimed'] as const)(
+    'the %s started on an older node says so in one line and exits 1',
+    (component) => {
+      const older = spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
+      // Only meaningful where the machine's node is older than the pin, as it is here (Node 20).
+      expect(Number(older.replace(/^v/, '').split('.')[0])).toBeLessThan(24);
+      const r = spawnSync(machineNode, componentCommand(component).slice(-1), { encoding: 'utf8' });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`runs on ${older}`)]);
+    },
   );
 });

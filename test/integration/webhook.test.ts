@@ -263,8 +263,19 @@ describe('call jobs and the Workflow graph', () => {
   });
 });
 
+const nested = (levels: number): unknown => {
+  let v: unknown = 'leaf';
+  for (let i = 0; i < levels; i++) v = { a: v };
+  return v;
+};
+
 describe('Workflow rules', () => {
   it.each([
+    [
+      'a with value nested 200 levels deep',
+      { jobs: { c: { uses: 'other', with: { msg: nested(200) } } } },
+      'spec.jobs.c.with.msg: nests deeper than 64 levels',
+    ],
     [
       'a value in a shell comment of a script',
       { inputs: { v: {} }, jobs: { a: inline('echo hi # ${{ inputs.v }}') } },
