@@ -2,11 +2,14 @@
 import '../src/node-version.js';
 import { hostname } from 'node:os';
 import { loadKubeConfig } from '../src/kube/client.js';
+import { installNamespace } from '../src/kube/namespace.js';
 import { log } from '../src/telemetry/log.js';
 import { opsFlags, serveOpsFlags } from '../src/telemetry/ops.js';
 import { processFlags } from '../src/flags.js';
 import { Manager } from './manager.js';
 
+// Lease namespaces follow the namespace this controller is installed in.
+const ns = installNamespace();
 const flags = processFlags(
   'controller',
   'Runs WorkflowRuns (jobs as Runs, calls as child WorkflowRuns), Promises and their resources. One replica acts at a time (Lease leader election).',
@@ -19,7 +22,11 @@ const flags = processFlags(
       default: false,
       help: 'act at once, without the Lease (one replica only)',
     },
-    'lease-namespace': { type: 'string', default: 'kruntimes-system', help: 'namespace of the leader Lease' },
+    'lease-namespace': {
+      type: 'string',
+      default: ns,
+      help: "namespace of the leader Lease (default: the install's)",
+    },
     'lease-name': { type: 'string', default: 'kruntimes-controller', help: 'name of the leader Lease' },
     'lease-duration': {
       type: 'string',
@@ -38,7 +45,7 @@ const flags = processFlags(
     },
     'agent-namespace': {
       type: 'string',
-      default: 'kruntimes-system',
+      default: ns,
       help: 'where runtimed agents hold their Leases (runtimed --lease-namespace)',
     },
     'ttl-seconds-after-finished': {

@@ -15,14 +15,15 @@ import { deepEqual } from '../src/helpers.js';
 import { formatFieldError } from '../src/fielderror.js';
 import { installableCrd, resourceApi, resourceApiErrors, type ResourceApi } from '../src/promise/api.js';
 import { workflowHash } from '../src/promise/pipeline.js';
+import { crdConflict, crdOwnedBy, type CrdMeta } from '../src/promise/ownership.js';
 import type { EventRecorder } from './events.js';
 import { withoutTimes } from './workflowrun.js';
 
 /** On an installed CRD: the generation of the Promise it was applied from. */
 const ANNOTATION_GENERATION = 'kruntimes.io/promise-generation';
 
-export interface Crd {
-  metadata: k8s.V1ObjectMeta;
+export interface Crd extends CrdMeta {
+  metadata: k8s.V1ObjectMeta & CrdMeta['metadata'];
   status?: { conditions?: { type: string; status: string; message?: string }[] };
 }
 
@@ -110,7 +111,8 @@ async function teardown(
 ): Promise<PromiseStatus | undefined> {
   const crdName = api ? `${api.plural}.${api.group}` : undefined;
   const crd = crdName ? deps.crds.get('', crdName) : undefined;
-  if (!api || !crd) return undefined;
+  // A CRD this Promise did not create is another's API: neither it nor its objects are touched.
+  if (!api || !crd || !crdOwnedBy(crd, promise)) return undefined;
   const established = crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
   // Resources are listed where the controller may; otherwise deleting the CRD takes them along.
   const servable =
@@ -151,12 +153,13 @@ async function teardown(
   }
   if (!crd.metadata.deletionTimestamp) {
     deps.writes?.inc({ verb: 'delete', resource: 'customresourcedefinitions' });
-    await rawJson(
-      deps.kc,
-      'DELETE',
-      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`,
-    ).catch((e: unknown) => {
-      if (statusCode(e) !== 404) throw e;
+    // The uid precondition: a CRD replaced since the cache saw it is not deleted.
+    await rawJson(deps.kc, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`, {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      preconditions: { uid: crd.metadata.uid },
+    }).catch((e: unknown) => {
+      if (statusCode(e) !== 404 && statusCode(e) !== 409) throw e;
     });
   }
   return promiseStatus(promise, 'False', 'Deleting', `deleting the API ${crdName}`, now, api);
@@ -187,10 +190,11 @@ async function install(
   const generation = String(promise.metadata.generation ?? '');
   // Applied for this generation already (its annotation says so): counting resources writes nothing.
   const current = deps.crds.get('', crdName);
-  const ours = current?.metadata.ownerReferences?.some((o) => o.uid === promise.metadata.uid);
-  if (!ours || current?.metadata.annotations?.[ANNOTATION_GENERATION] !== generation) {
-    const refused = await applyCrd(promise, crd, crdName, generation, deps);
-    if (refused) return promiseStatus(promise, 'False', 'APIRefused', refused, now, api);
+  if (current && !crdOwnedBy(current, promise))
+    return promiseStatus(promise, 'False', 'APIConflict', crdConflict(crdName, current), now, api);
+  if (current?.metadata.annotations?.[ANNOTATION_GENERATION] !== generation) {
+    const refused = await applyCrd(promise, crd, crdName, generation, current, deps);
+    if (refused) return promiseStatus(promise, 'False', refused.reason, refused.message, now, api);
   }
   const established = deps.crds.get('', crdName)?.status?.conditions?.find((c) => c.type === 'Established');
   if (established?.status !== 'True')
@@ -233,28 +237,52 @@ async function install(
   };
 }
 
-/** Server-side apply of the CRD, owned by the Promise; a refusal's message, or undefined. */
+type Refusal = { reason: 'APIRefused' | 'APIConflict'; message: string };
+
+/**
+ * The CRD made for the Promise: created when there is none (a CRD that appeared meanwhile is not
+ * taken over), else applied with the uid of the one the cache holds as a precondition. A refusal,
+ * or undefined.
+ */
 async function applyCrd(
   promise: PromiseObject,
   crd: Record<string, unknown>,
   crdName: string,
   generation: string,
+  current: Crd | undefined,
   deps: PromiseDeps,
-): Promise<string | undefined> {
+): Promise<Refusal | undefined> {
+  const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  const metadata = {
+    ...(crd.metadata as object),
+    annotations: { [ANNOTATION_GENERATION]: generation },
+    ownerReferences: [controllerReference(promise)],
+  };
   try {
-    deps.writes?.inc({ verb: 'apply', resource: 'customresourcedefinitions' });
-    await serverSideApply(deps.kc, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`, {
-      ...crd,
-      metadata: {
-        ...(crd.metadata as object),
-        annotations: { [ANNOTATION_GENERATION]: generation },
-        ownerReferences: [controllerReference(promise)],
-      },
-    });
+    if (current) {
+      deps.writes?.inc({ verb: 'apply', resource: 'customresourcedefinitions' });
+      await serverSideApply(deps.kc, `${path}/${crdName}`, {
+        ...crd,
+        metadata: { ...metadata, uid: current.metadata.uid },
+      });
+    } else {
+      deps.writes?.inc({ verb: 'create', resource: 'customresourcedefinitions' });
+      await rawJson(deps.kc, 'POST', `${path}?fieldManager=kruntimes`, { ...crd, metadata });
+    }
     return undefined;
   } catch (e) {
     if (isTransient(e)) throw e;
-    return `the API server refused the CRD "${crdName}": ${statusMessage(e)}`;
+    if (statusCode(e) === 409) {
+      const found = (await rawJson(deps.kc, 'GET', `${path}/${crdName}`).catch(() => undefined)) as
+        Crd | undefined;
+      // Ours after all (the cache was behind): the next pass applies it.
+      if (found && crdOwnedBy(found, promise)) throw e;
+      return { reason: 'APIConflict', message: crdConflict(crdName, found ?? { metadata: {} }) };
+    }
+    return {
+      reason: 'APIRefused',
+      message: `the API server refused the CRD "${crdName}": ${statusMessage(e)}`,
+    };
   }
 }
 

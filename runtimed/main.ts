@@ -9,7 +9,7 @@ import * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
 import { apiClient, crd, loadKubeConfig, statusCode } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
-import { AGENT_LEASE_NAMESPACE } from '../src/runtime/agents.js';
+import { installNamespace } from '../src/kube/namespace.js';
 import { Agent } from './agent.js';
 import { Presence } from './presence.js';
 import { LogAuthorizer } from './auth.js';
@@ -66,7 +66,7 @@ const f = processFlags(
     'max-log-bytes': { type: 'string', default: String(16 * 1024 * 1024), help: 'largest log kept per Run' },
     'lease-namespace': {
       type: 'string',
-      default: process.env.POD_NAMESPACE || AGENT_LEASE_NAMESPACE,
+      default: installNamespace(),
       help: "where this agent's Lease lives ($POD_NAMESPACE when set)",
     },
     'lease-seconds': { type: 'string', default: '15', help: 'seconds the Lease counts when not renewed' },

@@ -8,17 +8,21 @@ import type { Workflow } from '../src/api/types.js';
 import { ResilientInformer, type KubeObject } from '../src/kube/informer.js';
 import { informerMetrics } from '../src/kube/informer-metrics.js';
 import { LABEL_AGENT } from '../src/labels.js';
-import { AGENT_LEASE_NAMESPACE, servedUntilByLeases, type LeaseLike } from '../src/runtime/agents.js';
+import { servedUntilByLeases, type LeaseLike } from '../src/runtime/agents.js';
+import { installNamespace } from '../src/kube/namespace.js';
 import { loadKubeConfig } from '../src/kube/client.js';
+import type { CrdMeta } from '../src/promise/ownership.js';
 import { log } from '../src/telemetry/log.js';
-import { DEFAULT_RUN_CREATORS } from '../src/validate/index.js';
-import { DEFAULT_RUNTIMED_USERS } from '../src/validate/run-status.js';
+import { runCreatorsIn } from '../src/validate/run.js';
+import { runtimedUsersIn } from '../src/validate/run-status.js';
 import { DEFAULT_RUN_STALE_MS } from '../src/runtime/lifecycle.js';
 import { opsFlags, serveOpsFlags } from '../src/telemetry/ops.js';
 import { processFlags } from '../src/flags.js';
 import { registry } from './metrics.js';
 import { createApp, NOT_READY } from './server.js';
 
+// Every default identity follows the namespace this webhook is installed in.
+const ns = installNamespace();
 const flags = processFlags(
   'webhook',
   'The validating and mutating admission webhook of kruntimes.io over HTTPS, with a Workflow cache for graph checks.',
@@ -38,15 +42,15 @@ const flags = processFlags(
     kubeconfig: { type: 'string', help: 'kubeconfig file; in a Pod, its service account' },
     'run-creator-users': {
       type: 'string',
-      help: `users who may create Runs, comma-separated (default ${DEFAULT_RUN_CREATORS.users.join(',')})`,
+      help: `users who may create Runs, comma-separated (default ${runCreatorsIn(ns).users.join(',')}: the controller of this install's namespace)`,
     },
     'run-creator-groups': {
       type: 'string',
-      help: `groups who may create Runs, comma-separated (default ${DEFAULT_RUN_CREATORS.groups.join(',')})`,
+      help: `groups who may create Runs, comma-separated (default ${runCreatorsIn(ns).groups.join(',')})`,
     },
     'runtimed-users': {
       type: 'string',
-      help: `runtimed's service accounts, comma-separated: the only writers of a Run's status (default ${DEFAULT_RUNTIMED_USERS.join(',')})`,
+      help: `runtimed's service accounts, comma-separated: the only writers of a Run's status (default ${runtimedUsersIn(ns).join(',')})`,
     },
     'run-stale-seconds': {
       type: 'string',
@@ -55,7 +59,7 @@ const flags = processFlags(
     },
     'agent-namespace': {
       type: 'string',
-      default: AGENT_LEASE_NAMESPACE,
+      default: ns,
       help: 'where runtimed agents hold their Leases (runtimed --lease-namespace)',
     },
     ...opsFlags('0', '0'),
@@ -81,7 +85,19 @@ const agents = new ResilientInformer<KubeObject & LeaseLike>(kc, {
   path: `/apis/coordination.k8s.io/v1/namespaces/${flags['agent-namespace']}/leases`,
   labelSelector: LABEL_AGENT,
 });
-informerMetrics(registry, () => [workflows, agents]);
+// Only for a warning too: which CRDs exist and who owns them (nothing else of them is kept).
+const crds = new ResilientInformer<KubeObject & CrdMeta>(kc, {
+  path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+  transform: (o: KubeObject & CrdMeta) => ({
+    metadata: {
+      name: o.metadata.name,
+      uid: o.metadata.uid,
+      ownerReferences: o.metadata.ownerReferences,
+      managedFields: o.metadata.managedFields?.map((f) => ({ manager: f.manager })),
+    },
+  }),
+});
+informerMetrics(registry, () => [workflows, agents, crds]);
 const list = (v: string | undefined, fallback: string[]) =>
   v === undefined ? fallback : v.split(',').filter(Boolean);
 
@@ -97,14 +113,15 @@ const app = createApp({
     get: (ns, name) => workflows.get(ns, name),
     inNamespace: (ns) => workflows.namespaceMap(ns),
   },
+  crds: (name) => crds.get('', name),
   serves: (runtime, namespace) =>
     !agents.hasSynced() || servedUntilByLeases(agents.list(), runtime, namespace, Date.now()) !== undefined,
   runCreators: {
-    users: list(flags['run-creator-users'], DEFAULT_RUN_CREATORS.users),
-    groups: list(flags['run-creator-groups'], DEFAULT_RUN_CREATORS.groups),
+    users: list(flags['run-creator-users'], runCreatorsIn(ns).users),
+    groups: list(flags['run-creator-groups'], runCreatorsIn(ns).groups),
   },
   runStatusWriters: {
-    runtimedUsers: list(flags['runtimed-users'], DEFAULT_RUNTIMED_USERS),
+    runtimedUsers: list(flags['runtimed-users'], runtimedUsersIn(ns)),
     staleMs: staleSeconds * 1000,
   },
 });
@@ -127,6 +144,7 @@ for (const f of [certFile, keyFile]) {
 }
 
 void agents.start();
+void crds.start();
 await workflows.start();
 server.listen(Number(flags.port), flags.host, () => {
   log.info({ host: flags.host, port: Number(flags.port) }, 'webhook listening');

@@ -5,6 +5,7 @@ import type { JobSpec, Pipeline, PromiseObject, Workflow } from '../api/types.js
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isObject } from '../helpers.js';
 import { apiIdentity, resourceApi, resourceApiErrors } from '../promise/api.js';
+import { crdConflict, crdOwnedBy, type CrdMeta } from '../promise/ownership.js';
 import { parseDuration } from '../runtime/duration.js';
 import { validateJobs } from './jobs.js';
 import { withValueErrors } from './call.js';
@@ -27,6 +28,8 @@ export function validatePromise(
   promise: PromiseObject,
   old?: PromiseObject,
   lookup?: (namespace: string, name: string) => Workflow | undefined,
+  /** The CRD of a name, where the caller sees CRDs: for the warning about another's API. */
+  crd?: (name: string) => CrdMeta | undefined,
 ): ValidationResult {
   const warnings: string[] = [];
   if (!isObject(promise.spec)) return { errors: [fieldError('spec', 'required value')], warnings };
@@ -94,6 +97,17 @@ export function validatePromise(
       warnings.push(...jobs.warnings);
     });
   }
+  const api = resourceApi(promise);
+  const existing = api && crd?.(`${api.plural}.${api.group}`);
+  // The uid of the stored Promise: a create has none yet.
+  const self = {
+    ...promise,
+    metadata: { ...promise.metadata, uid: old?.metadata?.uid ?? promise.metadata.uid },
+  };
+  if (api && existing && !crdOwnedBy(existing, self))
+    warnings.push(
+      `spec.api: ${crdConflict(`${api.plural}.${api.group}`, existing)}; the Promise stays unavailable (APIConflict)`,
+    );
   if ((promise.spec.workflows?.resource?.configure ?? []).length === 0)
     warnings.push(
       'the Promise has no configure pipelines: its resources are accepted and nothing runs for them',

@@ -10,8 +10,13 @@ import { isClaimable, isStale } from '../runtime/lifecycle.js';
 /** The user's extra that names the Pod a service-account token is bound to. */
 export const AGENT_EXTRA = 'authentication.kubernetes.io/pod-name';
 
-/** The service accounts runtimed runs as, unless configured otherwise. */
-export const DEFAULT_RUNTIMED_USERS = ['system:serviceaccount:kruntimes-system:kruntimes-runtimed'];
+/** The service account runtimed runs as in an install's namespace. */
+export const runtimedUsersIn = (namespace: string) => [
+  `system:serviceaccount:${namespace}:kruntimes-runtimed`,
+];
+
+/** Unless configured otherwise: the install in kruntimes-system. */
+export const DEFAULT_RUNTIMED_USERS = runtimedUsersIn('kruntimes-system');
 
 export interface Writer {
   username?: string;

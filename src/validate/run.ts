@@ -17,11 +17,13 @@ export interface RunCreators {
   groups: string[];
 }
 
-/** Admins (system:masters) and the controller's service account, unless configured otherwise. */
-export const DEFAULT_RUN_CREATORS: RunCreators = {
-  users: ['system:serviceaccount:kruntimes-system:kruntimes-controller'],
-  groups: ['system:masters'],
-};
+/** Admins (system:masters) and the controller's service account of an install's namespace. */
+export function runCreatorsIn(namespace: string): RunCreators {
+  return { users: [`system:serviceaccount:${namespace}:kruntimes-controller`], groups: ['system:masters'] };
+}
+
+/** Unless configured otherwise: the install in kruntimes-system. */
+export const DEFAULT_RUN_CREATORS: RunCreators = runCreatorsIn('kruntimes-system');
 
 export function mayCreateRun(
   user: UserInfo | undefined,

@@ -91,29 +91,56 @@ afterAll(() => {
     spawnSync('bash', [join(repoRoot, 'test', 'cluster', 'down.sh')], { stdio: 'inherit' });
 }, 120_000);
 
-describe('install on a one-node cluster', () => {
-  beforeAll(async () => {
-    // As a user installs it (make deploy).
-    const r = spawnSync(join(repoRoot, 'tools', 'deploy.sh'), [overlay], {
-      encoding: 'utf8',
-      env: { ...process.env, KUBECTL: join(clusterState, 'bin', 'kubectl'), KUBECONFIG: clusterKubeconfig },
-    });
-    if (r.status !== 0) throw new Error(`tools/deploy.sh: ${r.stderr}`);
-    const w = ck(['wait', '-n', ns, '--for=condition=Available', 'deployment', '--all', '--timeout=240s']);
-    if (w.status !== 0)
-      throw new Error(
-        `the Deployments are not Available: ${w.stderr}\n${ck(['get', 'pods', '-n', ns, '-o', 'wide']).stdout}`,
-      );
-    // Ready Pods reach the Service only once their EndpointSlice is made and kube-proxy has
-    // programmed it; until then the API server's calls are refused.
-    let last = '';
-    await until('admission through the webhook Service', 120, () => {
-      last = ck(['create', '--dry-run=server', '-f', '-'], JSON.stringify(invalidRun)).stderr;
-      return last.includes('denied the request');
-    }).catch((e: unknown) => {
-      throw new Error(`${String(e)} (last: ${last})`);
-    });
+/** Deploys an overlay as a user does (make deploy) and waits until admission answers through it. */
+async function deploy(path: string, namespace: string): Promise<void> {
+  const r = spawnSync(join(repoRoot, 'tools', 'deploy.sh'), [path], {
+    encoding: 'utf8',
+    env: { ...process.env, KUBECTL: join(clusterState, 'bin', 'kubectl'), KUBECONFIG: clusterKubeconfig },
   });
+  if (r.status !== 0) throw new Error(`tools/deploy.sh: ${r.stderr}`);
+  const w = ck([
+    'wait',
+    '-n',
+    namespace,
+    '--for=condition=Available',
+    'deployment',
+    '--all',
+    '--timeout=240s',
+  ]);
+  if (w.status !== 0)
+    throw new Error(
+      `the Deployments are not Available: ${w.stderr}\n${ck(['get', 'pods', '-n', namespace, '-o', 'wide']).stdout}`,
+    );
+  // Ready Pods reach the Service only once their EndpointSlice is made and kube-proxy has
+  // programmed it; until then the API server's calls are refused.
+  let last = '';
+  await until('admission through the webhook Service', 120, () => {
+    last = ck(['create', '--dry-run=server', '-f', '-'], JSON.stringify(invalidRun)).stderr;
+    return last.includes('denied the request');
+  }).catch((e: unknown) => {
+    throw new Error(`${String(e)} (last: ${last})`);
+  });
+}
+
+/** Uninstalls an overlay and checks that nothing of kruntimes is left. */
+async function uninstall(path: string, namespace: string): Promise<void> {
+  const r = ck(['delete', '-k', path, '--wait=true', '--timeout=180s']);
+  expect(r.stderr).toBe('');
+  await until('the namespace gone', 180, () => ck(['get', 'namespace', namespace]).status !== 0);
+  const left = ck([
+    'get',
+    'crd,clusterrole,clusterrolebinding,validatingwebhookconfiguration,mutatingwebhookconfiguration,validatingadmissionpolicy,validatingadmissionpolicybinding,rolebinding,role',
+    '-A',
+    '-o',
+    'name',
+  ])
+    .stdout.split('\n')
+    .filter((l) => /kruntimes/.test(l));
+  expect(left).toEqual([]);
+}
+
+describe('install on a one-node cluster', () => {
+  beforeAll(() => deploy(overlay, ns));
 
   it('runs every Pod Ready with its probes on, and none restarted', () => {
     const all = pods();
@@ -297,18 +324,71 @@ describe('install on a one-node cluster', () => {
     ck(['delete', '-n', 'default', 'workflowruns', '--all', '--wait=true', '--timeout=120s']);
     ck(['delete', '-n', 'default', '-k', join(repoRoot, 'config', 'samples'), '--ignore-not-found']);
     ck(['delete', '-n', 'default', 'workflow', 'two-steps', '--ignore-not-found']);
-    const r = ck(['delete', '-k', overlay, '--wait=true', '--timeout=180s']);
-    expect(r.stderr).toBe('');
-    await until('the namespace gone', 180, () => ck(['get', 'namespace', ns]).status !== 0);
-    const left = ck([
+    await uninstall(overlay, ns);
+  });
+});
+
+describe('install in another namespace (an overlay), used and uninstalled', () => {
+  const elsewhere = join(repoRoot, 'test', 'e2e-cluster', 'overlay-elsewhere');
+  const other = 'krt-elsewhere';
+  beforeAll(() => deploy(elsewhere, other));
+  afterAll(() => {
+    ck(['delete', '-n', 'default', 'appconfig', '--all', '--ignore-not-found', '--timeout=120s']);
+    ck([
+      'delete',
+      '-k',
+      join(repoRoot, 'config', 'samples', 'promise'),
+      '--ignore-not-found',
+      '--timeout=120s',
+    ]);
+    ck(['delete', '-n', 'default', 'workflowruns', '--all', '--wait=true', '--timeout=120s']);
+    ck(['delete', '-n', 'default', '-k', join(repoRoot, 'config', 'samples'), '--ignore-not-found']);
+  });
+
+  it("runs a workflow: its Runs are created by this install's controller and run by its runtimed", async () => {
+    expect(ck(['apply', '-n', 'default', '-k', join(repoRoot, 'config', 'samples')]).status).toBe(0);
+    expect(
+      ck(['wait', '-n', 'default', '--for=condition=Ready', '--timeout=60s', 'workflow/release']).status,
+    ).toBe(0);
+    const trigger = krt(['-n', 'default', 'workflow', 'trigger', 'release']);
+    expect(trigger.stderr).toBe('');
+    const name = trigger.stdout.trim();
+    const watched = krt(['-n', 'default', 'workflowrun', 'watch', name]);
+    expect([watched.status, watched.stderr.trim().split('\n').pop()]).toEqual([0, `${name}: Succeeded`]);
+    const runs = ckJson<{ items: { status?: { assignedTo?: string } }[] }>([
       'get',
-      'crd,clusterrole,clusterrolebinding,validatingwebhookconfiguration,mutatingwebhookconfiguration,rolebinding,role',
-      '-A',
-      '-o',
-      'name',
-    ])
-      .stdout.split('\n')
-      .filter((l) => /kruntimes/.test(l));
-    expect(left).toEqual([]);
+      '-n',
+      'default',
+      'runs',
+    ]).items;
+    expect(runs.length).toBeGreaterThan(0);
+    for (const r of runs) expect(r.status?.assignedTo).toMatch(/^kruntimes-runtimed-/);
+    // The agent's presence Lease and the leader Lease live in the install's namespace.
+    expect(ck(['get', 'lease', '-n', other, 'kruntimes-controller']).status).toBe(0);
+  });
+
+  it('runs a Promise: its API served, a resource configured by its pipelines', async () => {
+    expect(ck(['apply', '-k', join(repoRoot, 'config', 'samples', 'promise')]).status).toBe(0);
+    const available = ck(['wait', '--for=condition=Available', '--timeout=90s', 'promise/app-config']);
+    expect(available.stderr).toBe('');
+    const hello = join(repoRoot, 'config', 'samples', 'promise', 'appconfig.yaml');
+    expect(ck(['apply', '-n', 'default', '-f', hello]).status).toBe(0);
+    await until('appconfig/hello configured', 180, () => {
+      const a = ckJson<{ status?: { kruntimes?: { workflows?: { phase?: string } } } }>([
+        'get',
+        '-n',
+        'default',
+        'appconfig',
+        'hello',
+      ]);
+      return a.status?.kruntimes?.workflows?.phase === 'Succeeded';
+    });
+    expect(ck(['get', '-n', 'default', 'configmap', 'hello-config']).status).toBe(0);
+  });
+
+  it('uninstalls and leaves nothing behind', async () => {
+    ck(['delete', '-n', 'default', 'appconfig', '--all', '--timeout=120s']);
+    ck(['delete', '-k', join(repoRoot, 'config', 'samples', 'promise'), '--timeout=120s']);
+    await uninstall(elsewhere, other);
   });
 });

@@ -19,6 +19,7 @@ import { DEFAULT_RUN_STALE_MS } from '../../src/runtime/lifecycle.js';
 import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
 import type { WorkflowIndex } from '../workflows.js';
 import { isObject } from '../../src/helpers.js';
+import type { CrdMeta } from '../../src/promise/ownership.js';
 
 export interface ValidateDeps {
   workflows?: WorkflowIndex;
@@ -28,6 +29,8 @@ export interface ValidateDeps {
   /** Who runtimed is, and its stale period: an agent writes the status of the Runs it holds only. */
   runStatusWriters?: { runtimedUsers: string[]; staleMs: number };
   now?: () => Date;
+  /** CRDs by name (their owners only), for the warning about a Promise naming another's API. */
+  crds?: (name: string) => CrdMeta | undefined;
 }
 
 export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}): AdmissionReview {
@@ -71,6 +74,7 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
         req.object as unknown as PromiseObject,
         old as unknown as PromiseObject | undefined,
         index ? (ns, n) => index.get(ns, n) : undefined,
+        deps.crds,
       );
       break;
     }

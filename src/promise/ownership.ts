@@ -1,0 +1,32 @@
+// Whose a resource API's CRD is. A Promise installs, changes and deletes only a CRD made for it (it
+// is the CRD's controller owner); any other CRD of the same name is another's API, which the
+// controller leaves alone (Available=False, reason APIConflict) and admission warns about.
+import type { PromiseObject } from '../api/types.js';
+
+export interface CrdMeta {
+  metadata: {
+    uid?: string;
+    ownerReferences?: { kind: string; name: string; uid: string; controller?: boolean }[];
+    managedFields?: { manager?: string }[];
+  };
+}
+
+export function crdOwnedBy(crd: CrdMeta, promise: PromiseObject): boolean {
+  const uid = promise.metadata.uid;
+  return uid !== undefined && (crd.metadata.ownerReferences ?? []).some((o) => o.controller && o.uid === uid);
+}
+
+/** Who holds a CRD that is not the Promise's: its controller owner, else the managers of its fields. */
+export function crdConflict(crdName: string, crd: CrdMeta): string {
+  const refs = crd.metadata.ownerReferences ?? [];
+  const owner = refs.find((o) => o.controller) ?? refs[0];
+  const managers = [
+    ...new Set((crd.metadata.managedFields ?? []).map((f) => f.manager ?? '').filter(Boolean)),
+  ];
+  const who = owner
+    ? `${owner.kind} "${owner.name}" (uid ${owner.uid})`
+    : managers.length > 0
+      ? `no Promise (its fields are managed by ${managers.join(', ')})`
+      : 'no Promise';
+  return `the API ${crdName} exists and belongs to ${who}: it is left as it is and nothing is applied`;
+}
