@@ -12,15 +12,16 @@ export interface Connection {
   namespace: string;
 }
 
-export function connect(opts: { namespace?: string; kubeconfig?: string }): Connection {
-  const path = opts.kubeconfig ?? process.env.KUBECONFIG;
+export function connect(opts: { namespace?: string; kubeconfig?: string; context?: string }): Connection {
+  const path = opts.kubeconfig || process.env.KUBECONFIG;
   // client-node falls back to http://localhost:8080 when it finds nothing, which reads as a TLS
   // error; say what is missing instead.
   if (!path && !process.env.KUBERNETES_SERVICE_HOST && !existsSync(join(homedir(), '.kube', 'config')))
     throw new UsageError('no kubeconfig: set KUBECONFIG or pass --kubeconfig');
   let kc;
   try {
-    kc = loadKubeConfig(path);
+    // As kubectl: --kubeconfig is one file; KUBECONFIG may list several, merged.
+    kc = loadKubeConfig(opts.kubeconfig || undefined, opts.context);
   } catch (e) {
     throw new UsageError(`cannot load a kubeconfig: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -5,6 +5,7 @@ import '../src/node-version.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { log } from '../src/telemetry/log.js';
 import { agentCommands } from './commands/agent.js';
 import { promiseCommands } from './commands/promise.js';
 import { validateCommand } from './commands/validate.js';
@@ -37,7 +38,11 @@ export function program(): Command {
   const krt = new Command('krt')
     .description('kruntimes: Kubernetes-native workflows, validated at apply time')
     .option('-n, --namespace <namespace>', 'namespace (default: the kubeconfig context, else default)')
-    .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG)')
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig file (default: KUBECONFIG, which may list several files, merged as kubectl does)',
+    )
+    .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .version(packageVersion(), '--version', 'print the version of krt')
     .exitOverride()
     .configureOutput({ outputError: (s, write) => write(s) });
@@ -52,6 +57,9 @@ export function program(): Command {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // The shared core logs JSON to stdout for the components; krt's stdout is its output, and it
+  // reports its own errors.
+  log.level = 'silent';
   try {
     await program().parseAsync(argv);
   } catch (e) {

@@ -24,6 +24,19 @@ export class LogAuthorizer {
     const u = review.status?.user;
     if (!review.status?.authenticated || !u?.username)
       return { allowed: false, status: 401, message: 'the token was not accepted by the API server' };
+    return this.checkUser(
+      { username: u.username, groups: u.groups, uid: u.uid, extra: u.extra },
+      namespace,
+      name,
+    );
+  }
+
+  /** A user the API server has authenticated already (the aggregation layer): the same question. */
+  async checkUser(
+    u: { username: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> },
+    namespace: string,
+    name: string,
+  ): Promise<Decision> {
     const sar = await this.authz.createSubjectAccessReview({
       body: {
         spec: {

@@ -1,16 +1,18 @@
 // runtimed: `node dist/runtimed/main.js --kubeconfig ... --identity node-1 --data-dir /var/lib/runtimed`.
 import '../src/node-version.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { availableParallelism, homedir, hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
 import { apiClient, crd, loadKubeConfig, statusCode } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
 import { installNamespace } from '../src/kube/namespace.js';
 import { Agent } from './agent.js';
+import { loadFrontProxy, remoteUser } from './frontproxy.js';
+import { peerLogs } from './peers.js';
 import { Presence } from './presence.js';
 import { LogAuthorizer } from './auth.js';
 import { LogStore } from './logstore.js';
@@ -119,6 +121,14 @@ const f = processFlags(
     port: { type: 'string', default: '8443', help: 'its port; HTTPS with --cert and --key' },
     cert: { type: 'string', help: 'serving certificate file of the log endpoint (PEM)' },
     key: { type: 'string', help: 'its private key file (PEM)' },
+    'advertise-url': {
+      type: 'string',
+      help: "the log endpoint's URL as other agents reach it (https://<Pod IP>:<port>), in its Lease; other agents fetch the logs this one holds from there",
+    },
+    'peer-ca': {
+      type: 'string',
+      help: "the CA of the agents' serving certificates, to fetch another agent's logs (default: ca.crt beside --cert)",
+    },
     ...opsFlags('0', '0'),
   },
 );
@@ -196,11 +206,24 @@ const opsServers = serveOpsFlags('runtimed', f, {
   ready: () => agent.healthy(),
   notReady: NOT_READY,
 });
+// Logs through the API server (logs.kruntimes.io) where the cluster has an aggregation layer.
+const frontProxy = f.cert ? await loadFrontProxy(kc) : undefined;
+const peerCa = f['peer-ca'] ?? (f.cert ? join(dirname(f.cert), 'ca.crt') : undefined);
 const app = createApp({
   dataDir,
   ready: () => agent.healthy(),
   registry: agent.registry,
+  identity: f.identity as string,
   authorize: (h, ns, name) => authorizer.check(h, ns, name),
+  ...(frontProxy
+    ? {
+        remoteUser: (req) => remoteUser(req, frontProxy),
+        authorizeUser: (user, ns, name) => authorizer.checkUser(user, ns, name),
+      }
+    : {}),
+  ...(peerCa && existsSync(peerCa)
+    ? { fromPeer: peerLogs(kc, { leaseNamespace: f['lease-namespace'] as string, ca: readFileSync(peerCa) }) }
+    : {}),
   // The cache first: a following reader asks every 200 ms. Runs of namespaces this agent does not
   // serve are read from the API server.
   getRun: async (namespace, name) => {
@@ -216,7 +239,16 @@ const app = createApp({
 });
 const server =
   f.cert && f.key
-    ? https.createServer({ cert: readFileSync(f.cert), key: readFileSync(f.key), minVersion: 'TLSv1.2' }, app)
+    ? https.createServer(
+        {
+          cert: readFileSync(f.cert),
+          key: readFileSync(f.key),
+          minVersion: 'TLSv1.2',
+          // The API server presents its front-proxy certificate; other callers present none.
+          ...(frontProxy ? { ca: frontProxy.ca, requestCert: true, rejectUnauthorized: false } : {}),
+        },
+        app,
+      )
     : http.createServer(app);
 server.on('error', (e) => {
   console.error(`runtimed: cannot serve on ${f.host}:${f.port}: ${e.message}`);
@@ -232,6 +264,7 @@ const presence = new Presence(kc, {
   runtimes: [...runtimes.keys()],
   namespaces: (f.namespaces as string).split(',').filter(Boolean),
   durationSeconds: Math.ceil(positive('lease-seconds')),
+  ...(f['advertise-url'] ? { logUrl: f['advertise-url'] } : {}),
 });
 await presence.start();
 log.info(

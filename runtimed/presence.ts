@@ -13,6 +13,8 @@ export interface PresenceOptions {
   runtimes: string[];
   namespaces: string[];
   durationSeconds: number;
+  /** Its log endpoint as other agents reach it (--advertise-url). */
+  logUrl?: string;
 }
 
 export class Presence {

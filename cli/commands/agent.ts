@@ -32,7 +32,7 @@ export function agentRow(lease: LeaseLike, now = new Date()): string[] | undefin
 
 export function agentCommands(
   program: Command,
-  globals: () => { namespace?: string; kubeconfig?: string },
+  globals: () => { namespace?: string; kubeconfig?: string; context?: string },
 ): void {
   const agent = program.command('agent').description('the runtimed agents that run steps');
   agent

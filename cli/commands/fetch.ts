@@ -55,6 +55,16 @@ export async function loadTree(c: Connection, name: string): Promise<RunNode> {
   return buildTree(root, all, runs);
 }
 
+/** The tree of a WorkflowRun from what a cache holds: its child runs and their Runs only. */
+export function treeOf(root: WorkflowRun, all: WorkflowRun[], runs: Run[]): RunNode {
+  const uids = new Set(treeUids(root, all));
+  return buildTree(
+    root,
+    all,
+    runs.filter((r) => uids.has(r.metadata.labels?.[LABEL_WORKFLOWRUN_UID] ?? '')),
+  );
+}
+
 /** The UIDs of a WorkflowRun and of its child runs, down the tree. */
 function treeUids(root: WorkflowRun, all: WorkflowRun[]): string[] {
   const uids = [root.metadata.uid ?? ''];

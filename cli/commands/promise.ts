@@ -11,7 +11,7 @@ import type { RunNode } from '../tree.js';
 import { loadTree } from './fetch.js';
 import { printRunLogs } from './workflowrun.js';
 
-type Globals = () => { namespace?: string; kubeconfig?: string };
+type Globals = () => { namespace?: string; kubeconfig?: string; context?: string };
 
 async function listPromises(c: Connection): Promise<PromiseObject[]> {
   const list = (await c.clients.custom.listClusterCustomObject({

@@ -6,11 +6,12 @@ import { followFile } from '../../src/runtime/follow.js';
 import { isTerminal } from '../../src/runtime/lifecycle.js';
 import { connect, UsageError, type Connection } from '../connect.js';
 import { localDataDir, logFileOf } from '../logsource.js';
+import { apiLog } from '../remotelog.js';
 import { age, outputOption, printStructured, table, type Format } from '../output.js';
 import { duration } from '../tree.js';
 import { getObject, listObjects, mustGet } from './fetch.js';
 
-type Globals = () => { namespace?: string; kubeconfig?: string };
+type Globals = () => { namespace?: string; kubeconfig?: string; context?: string };
 
 export function runCommands(program: Command, globals: Globals): void {
   const run = program.command('run').description('step executions (Runs)');
@@ -105,8 +106,12 @@ async function printLog(c: Connection, r: Run, follow: boolean): Promise<void> {
     });
     return;
   }
+  // Not on this machine: through the API server, from the agent that ran the step.
+  if ((await apiLog(c, name, { follow, write: (chunk) => process.stdout.write(chunk) })) === 'done') return;
   if (run.status?.logTail) {
-    console.error(`(the full log is not on this machine; the last 4 KiB from status.logTail follow)`);
+    console.error(
+      `(the full log is not on this machine and the cluster serves no logs.kruntimes.io; the last 4 KiB from status.logTail follow)`,
+    );
     process.stdout.write(run.status.logTail);
     return;
   }

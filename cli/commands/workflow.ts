@@ -39,7 +39,7 @@ export function workflowRow(w: Workflow, now = new Date()): string[] {
 
 export function workflowCommands(
   program: Command,
-  globals: () => { namespace?: string; kubeconfig?: string },
+  globals: () => { namespace?: string; kubeconfig?: string; context?: string },
 ): void {
   const wf = program.command('workflow').alias('wf').description('reusable Workflow templates');
   wf.command('trigger <name>')

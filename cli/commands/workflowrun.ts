@@ -7,12 +7,13 @@ import { LABEL_SUSPENDED, LABEL_WORKFLOW } from '../../src/labels.js';
 import { crd } from '../../src/kube/client.js';
 import { connect, UsageError, type Connection } from '../connect.js';
 import { localDataDir, logFileOf, LinePrefixer, readFrom } from '../logsource.js';
+import { apiLog } from '../remotelog.js';
 import { age, outputOption, printStructured, table, type Format } from '../output.js';
 import { duration, renderTree, stepsInOrder, suspendedRuns } from '../tree.js';
 import { listObjects, loadTree, mustGet } from './fetch.js';
 import { waitForRun } from './wait.js';
 
-type Globals = () => { namespace?: string; kubeconfig?: string };
+type Globals = () => { namespace?: string; kubeconfig?: string; context?: string };
 
 export function workflowRunCommands(program: Command, globals: Globals): void {
   const wfr = program.command('workflowrun').alias('wfr').description('runs of workflows');
@@ -140,10 +141,16 @@ export async function printRunLogs(c: Connection, name: string, follow: boolean)
         for (const line of p.push(chunk.toString('utf8'))) console.log(line);
         if (stepEnded) for (const line of p.flush()) console.log(line);
       } else if (stepEnded && !tailed.has(key)) {
-        // No full log here: the tail the agent kept in the Run's status.
+        // No full log here: through the API server once the step has ended, else the tail the
+        // agent kept in the Run's status.
         tailed.add(key);
-        if (run.status?.logTail)
-          for (const line of [...p.push(run.status.logTail), ...p.flush()]) console.log(line);
+        let text = '';
+        const got = await apiLog(c, runName, {
+          follow: false,
+          write: (chunk) => (text += chunk.toString('utf8')),
+        });
+        if (got === 'no-api') text = run.status?.logTail ?? '';
+        for (const line of [...p.push(text), ...p.flush()]) console.log(line);
       }
     }
     if (!follow || ended) {

@@ -1,19 +1,15 @@
 // Client construction: from a kubeconfig file (KUBECONFIG, or the local environment's), or from
 // the in-cluster service account; API clients that share keep-alive connections. The only folder
 // of src/ that talks to the API server.
-import { readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
-import { extraHeaders, impersonate, impersonatedExtra } from './impersonation.js';
+import { extraHeaders } from './impersonation.js';
+import { loadKubeConfigAs } from './kubeconfig.js';
 import { GROUP, VERSION } from '../api/crds.js';
 import { HttpError } from './raw.js';
 
-export function loadKubeConfig(path = process.env.KUBECONFIG): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  if (path) {
-    kc.loadFromFile(path);
-    impersonate(kc, impersonatedExtra(readFileSync(path, 'utf8'), kc.getCurrentUser()?.name));
-  } else kc.loadFromDefault();
-  return kc;
+/** A component's kubeconfig: its --kubeconfig file, else as kubectl finds one (src/kube/kubeconfig.ts). */
+export function loadKubeConfig(path?: string, context?: string): k8s.KubeConfig {
+  return loadKubeConfigAs({ ...(path ? { path } : {}), ...(context ? { context } : {}) });
 }
 
 /**

@@ -1,7 +1,12 @@
 // Agents are visible (DESIGN.md §3): each runtimed holds a Lease naming its identity, runtimes and
 // namespaces. These pure functions read those Leases, so admission can warn about a runtime nobody
 // serves and a waiting Run can say why it waits.
-import { ANNOTATION_AGENT_NAMESPACES, ANNOTATION_AGENT_RUNTIMES, LABEL_AGENT } from '../labels.js';
+import {
+  ANNOTATION_AGENT_LOG_URL,
+  ANNOTATION_AGENT_NAMESPACES,
+  ANNOTATION_AGENT_RUNTIMES,
+  LABEL_AGENT,
+} from '../labels.js';
 import { boundedName } from '../names.js';
 
 /** The namespace agents hold their Leases in unless told otherwise (the install's namespace). */
@@ -30,6 +35,8 @@ export interface AgentInfo {
   /** When the Lease was last renewed, in ms since the epoch. */
   renewedAt: number;
   durationMs: number;
+  /** Its log endpoint, where it advertises one. */
+  logUrl?: string;
 }
 
 export function agentLeaseName(identity: string): string {
@@ -51,6 +58,7 @@ export function agentFromLease(lease: LeaseLike): AgentInfo | undefined {
     identity: lease.spec?.holderIdentity ?? m.name ?? '',
     runtimes: list(m.annotations?.[ANNOTATION_AGENT_RUNTIMES]),
     namespaces: list(m.annotations?.[ANNOTATION_AGENT_NAMESPACES]),
+    ...(m.annotations?.[ANNOTATION_AGENT_LOG_URL] ? { logUrl: m.annotations[ANNOTATION_AGENT_LOG_URL] } : {}),
     renewedAt: renewed === undefined ? NaN : new Date(renewed).getTime(),
     durationMs: (lease.spec?.leaseDurationSeconds ?? 0) * 1000,
   };
@@ -58,7 +66,7 @@ export function agentFromLease(lease: LeaseLike): AgentInfo | undefined {
 
 /** The Lease an agent holds, renewed at `now`. */
 export function agentLease(
-  a: Pick<AgentInfo, 'identity' | 'runtimes' | 'namespaces'> & { durationSeconds: number },
+  a: Pick<AgentInfo, 'identity' | 'runtimes' | 'namespaces'> & { durationSeconds: number; logUrl?: string },
   now: Date,
 ): Required<Pick<LeaseLike, 'metadata' | 'spec'>> {
   return {
@@ -68,6 +76,7 @@ export function agentLease(
       annotations: {
         [ANNOTATION_AGENT_RUNTIMES]: a.runtimes.join(','),
         [ANNOTATION_AGENT_NAMESPACES]: a.namespaces.join(','),
+        ...(a.logUrl ? { [ANNOTATION_AGENT_LOG_URL]: a.logUrl } : {}),
       },
     },
     spec: {

@@ -75,7 +75,12 @@ start kube-apiserver "$bin/kube-apiserver" \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
   --service-cluster-ip-range="$SERVICE_CIDR" --allow-privileged=true --profiling=false \
-  --kubelet-preferred-address-types=InternalIP
+  --kubelet-preferred-address-types=InternalIP \
+  --requestheader-client-ca-file="$pki/front-proxy/ca.crt" --requestheader-allowed-names=front-proxy-client \
+  --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+  --requestheader-extra-headers-prefix=X-Remote-Extra- \
+  --proxy-client-cert-file="$pki/front-proxy/front-proxy-client.crt" \
+  --proxy-client-key-file="$pki/front-proxy/front-proxy-client.key" --enable-aggregator-routing=true
 wait_for kube-apiserver 90 kubectl_ get --raw /readyz
 
 start kube-controller-manager "$bin/kube-controller-manager" \

@@ -3,7 +3,10 @@
 // The API server calls the webhook through its Service, cert-manager issues and rotates its
 // certificate, runtimed runs the samples' steps in a Pod, and `kubectl delete -k` leaves nothing.
 import { jest } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import { join } from 'node:path';
@@ -65,6 +68,119 @@ const secretCertificate = (name: string) =>
       'base64',
     ),
   );
+
+/** A kubeconfig for a user with a client certificate signed by the cluster's CA (no token). */
+function userKubeconfig(user: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `krt-${user}-`));
+  const pki = join(clusterState, 'pki');
+  const run = (args: string[]) => {
+    const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${r.stderr}`);
+  };
+  run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'user.key']);
+  run(['req', '-new', '-key', 'user.key', '-subj', `/CN=${user}`, '-out', 'user.csr']);
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'user.csr',
+    '-CA',
+    join(pki, 'ca.crt'),
+    '-CAkey',
+    join(pki, 'ca.key'),
+    '-CAcreateserial',
+    '-CAserial',
+    join(dir, 'ca.srl'),
+    '-days',
+    '1',
+    '-out',
+    'user.crt',
+  ]);
+  const admin = parseYaml(readFileSync(clusterKubeconfig, 'utf8')) as {
+    clusters: { cluster: { server: string } }[];
+  };
+  const file = join(dir, 'kubeconfig');
+  writeFileSync(
+    file,
+    stringifyYaml({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'c',
+          cluster: {
+            server: admin.clusters[0]?.cluster.server,
+            'certificate-authority': join(pki, 'ca.crt'),
+          },
+        },
+      ],
+      users: [
+        {
+          name: user,
+          user: { 'client-certificate': join(dir, 'user.crt'), 'client-key': join(dir, 'user.key') },
+        },
+      ],
+      contexts: [{ name: 'c', context: { cluster: 'c', user } }],
+      'current-context': 'c',
+    }),
+  );
+  return file;
+}
+
+const krtAs = (kubeconfig: string, args: string[]) => {
+  const r = spawnSync(join(repoRoot, 'bin', 'krt'), args, {
+    encoding: 'utf8',
+    env: { ...process.env, KUBECONFIG: kubeconfig },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+};
+
+function krtBackgroundAs(kubeconfig: string, args: string[]) {
+  let stdout = '';
+  const p = spawn(join(repoRoot, 'bin', 'krt'), args, { env: { ...process.env, KUBECONFIG: kubeconfig } });
+  p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const done = new Promise<{ status: number | null; stdout: string }>((resolve) =>
+    p.on('close', (status) => resolve({ status, stdout })),
+  );
+  return { output: () => stdout, done };
+}
+
+const oneStep = (name: string, run: string) => ({
+  apiVersion: 'kruntimes.io/v1alpha1',
+  kind: 'WorkflowRun',
+  metadata: { name, namespace: 'default' },
+  spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run }] } } },
+});
+
+/** The Run of a one-step WorkflowRun: its name and phase ('' while there is none). */
+function runOf(workflowRun: string): { name: string; phase: string } {
+  const uid = ckJson<{ metadata: { uid: string } }>(['get', '-n', 'default', 'workflowrun', workflowRun])
+    .metadata.uid;
+  const runs = ckJson<{ items: { metadata: { name: string }; status?: { phase?: string } }[] }>([
+    'get',
+    '-n',
+    'default',
+    'runs',
+    '-l',
+    `${LABEL_WORKFLOWRUN_UID}=${uid}`,
+  ]).items;
+  return { name: runs[0]?.metadata.name ?? '', phase: runs[0]?.status?.phase ?? '' };
+}
+
+/** Applies the samples and runs the release Workflow to Succeeded; its WorkflowRun's name. */
+function releaseSucceeds(): string {
+  expect(ck(['apply', '-n', 'default', '-k', join(repoRoot, 'config', 'samples')]).status).toBe(0);
+  expect(
+    ck(['wait', '-n', 'default', '--for=condition=Ready', '--timeout=60s', 'workflow/release']).status,
+  ).toBe(0);
+  const trigger = krt(['-n', 'default', 'workflow', 'trigger', 'release']);
+  expect(trigger.stderr).toBe('');
+  const name = trigger.stdout.trim();
+  // watch follows the tree on stderr and exits 0 once the run Succeeded.
+  const watched = krt(['-n', 'default', 'workflowrun', 'watch', name]);
+  expect([watched.status, watched.stderr.trim().split('\n').pop()]).toEqual([0, `${name}: Succeeded`]);
+  return name;
+}
 
 const invalidRun = {
   apiVersion: 'kruntimes.io/v1alpha1',
@@ -129,7 +245,7 @@ async function uninstall(path: string, namespace: string): Promise<void> {
   await until('the namespace gone', 180, () => ck(['get', 'namespace', namespace]).status !== 0);
   const left = ck([
     'get',
-    'crd,clusterrole,clusterrolebinding,validatingwebhookconfiguration,mutatingwebhookconfiguration,validatingadmissionpolicy,validatingadmissionpolicybinding,rolebinding,role',
+    'crd,clusterrole,clusterrolebinding,validatingwebhookconfiguration,mutatingwebhookconfiguration,validatingadmissionpolicy,validatingadmissionpolicybinding,apiservice,rolebinding,role',
     '-A',
     '-o',
     'name',
@@ -182,16 +298,7 @@ describe('install on a one-node cluster', () => {
   });
 
   it('runs the samples to Succeeded with runtimed in a Pod', async () => {
-    expect(ck(['apply', '-n', 'default', '-k', join(repoRoot, 'config', 'samples')]).status).toBe(0);
-    expect(
-      ck(['wait', '-n', 'default', '--for=condition=Ready', '--timeout=60s', 'workflow/release']).status,
-    ).toBe(0);
-    const trigger = krt(['-n', 'default', 'workflow', 'trigger', 'release']);
-    expect(trigger.stderr).toBe('');
-    const name = trigger.stdout.trim();
-    // watch follows the tree on stderr and exits 0 once the run Succeeded.
-    const watched = krt(['-n', 'default', 'workflowrun', 'watch', name]);
-    expect([watched.status, watched.stderr.trim().split('\n').pop()]).toEqual([0, `${name}: Succeeded`]);
+    const name = releaseSucceeds();
     const run = ckJson<{ status: { phase: string; outputs?: Record<string, string> } }>([
       'get',
       '-n',
@@ -320,6 +427,88 @@ describe('install on a one-node cluster', () => {
     expect(newLeader).not.toBe(leader);
   });
 
+  it('serves step logs through the API server to a user with a client certificate, and to no one else', async () => {
+    const reader = userKubeconfig('log-reader');
+    const stranger = userKubeconfig('stranger');
+    ck([
+      'create',
+      'rolebinding',
+      'log-reader',
+      '-n',
+      'default',
+      '--clusterrole=kruntimes-log-reader',
+      '--user=log-reader',
+    ]);
+    await until('the logs API available', 120, () =>
+      ckJson<{ status?: { conditions?: { type: string; status: string }[] } }>([
+        'get',
+        'apiservice',
+        'v1alpha1.logs.kruntimes.io',
+      ]).status?.conditions?.some((x) => x.type === 'Available' && x.status === 'True'),
+    );
+    // Four runs, each log more than the 4 KiB tail, spread over both agents.
+    const names = [0, 1, 2, 3].map((i) => `logs-${i}-${Date.now().toString(36)}`);
+    for (const name of names)
+      expect(
+        ck(['create', '-n', 'default', '-f', '-'], JSON.stringify(oneStep(name, 'seq 1 3000'))).stderr,
+      ).toBe('');
+    const expected = Array.from({ length: 3000 }, (_, i) => `${i + 1}\n`).join('');
+    for (const name of names) {
+      const watched = krt(['-n', 'default', 'workflowrun', 'watch', name]);
+      expect(watched.status).toBe(0);
+      const run = runOf(name);
+      // Twice: the API server picks either agent each time, and the one that did not run the
+      // step fetches the log from the one that did.
+      for (let i = 0; i < 2; i++) {
+        const r = krtAs(reader, ['-n', 'default', 'run', 'logs', run.name]);
+        expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+        expect(r.stdout).toBe(expected);
+      }
+    }
+    // Followed while it runs: the first line arrives before the step ends, then the rest.
+    const slow = `logs-slow-${Date.now().toString(36)}`;
+    ck(
+      ['create', '-n', 'default', '-f', '-'],
+      JSON.stringify(oneStep(slow, 'echo first; sleep 8; echo second')),
+    );
+    const follow = krtBackgroundAs(reader, [
+      '-n',
+      'default',
+      'run',
+      'logs',
+      '-f',
+      (
+        await until('the slow run', 60, () => {
+          const r = runOf(slow);
+          return r.name ? r : undefined;
+        })
+      ).name,
+    ]);
+    await until(
+      'the first line while the step runs',
+      60,
+      () => follow.output().includes('first\n') && runOf(slow).phase === 'Running',
+    );
+    const done = await follow.done;
+    expect({ status: done.status, stdout: done.stdout }).toEqual({ status: 0, stdout: 'first\nsecond\n' });
+    // Someone who may read Runs but not their logs is refused the log.
+    ck([
+      'create',
+      'role',
+      'run-reader',
+      '-n',
+      'default',
+      '--verb=get,list,watch',
+      '--resource=runs.kruntimes.io',
+    ]);
+    ck(['create', 'rolebinding', 'stranger-runs', '-n', 'default', '--role=run-reader', '--user=stranger']);
+    const refused = krtAs(stranger, ['-n', 'default', 'run', 'logs', runOf(names[0] as string).name]);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(
+      /stranger.* cannot get (resource "runs\/log"|runs\/log in namespace "default")/,
+    );
+  });
+
   it('uninstalls with kubectl delete -k and leaves nothing behind', async () => {
     ck(['delete', '-n', 'default', 'workflowruns', '--all', '--wait=true', '--timeout=120s']);
     ck(['delete', '-n', 'default', '-k', join(repoRoot, 'config', 'samples'), '--ignore-not-found']);
@@ -346,15 +535,7 @@ describe('install in another namespace (an overlay), used and uninstalled', () =
   });
 
   it("runs a workflow: its Runs are created by this install's controller and run by its runtimed", async () => {
-    expect(ck(['apply', '-n', 'default', '-k', join(repoRoot, 'config', 'samples')]).status).toBe(0);
-    expect(
-      ck(['wait', '-n', 'default', '--for=condition=Ready', '--timeout=60s', 'workflow/release']).status,
-    ).toBe(0);
-    const trigger = krt(['-n', 'default', 'workflow', 'trigger', 'release']);
-    expect(trigger.stderr).toBe('');
-    const name = trigger.stdout.trim();
-    const watched = krt(['-n', 'default', 'workflowrun', 'watch', name]);
-    expect([watched.status, watched.stderr.trim().split('\n').pop()]).toEqual([0, `${name}: Succeeded`]);
+    releaseSucceeds();
     const runs = ckJson<{ items: { status?: { assignedTo?: string } }[] }>([
       'get',
       '-n',

@@ -5,6 +5,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot, stateDir } from '../harness/paths.js';
@@ -26,6 +27,16 @@ function get(url: string, token?: string): Promise<{ status: number; body: strin
       },
     );
     req.on('error', reject);
+  });
+}
+
+/** A loopback port that was free a moment ago: nothing listens there. */
+function closedPort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
   });
 }
 
@@ -212,13 +223,7 @@ describe('clear one-line errors', () => {
     expect(none.stderr).toBe('krt: no kubeconfig: set KUBECONFIG or pass --kubeconfig\n');
     expect(none.status).toBe(2);
     const file = join(mkdtempSync(join(tmpdir(), 'krt-kc-')), 'kubeconfig');
-    // A loopback port that was free a moment ago: nothing listens there.
-    const closed = await new Promise<number>((resolve) => {
-      const srv = net.createServer().listen(0, '127.0.0.1', () => {
-        const port = (srv.address() as net.AddressInfo).port;
-        srv.close(() => resolve(port));
-      });
-    });
+    const closed = await closedPort();
     writeFileSync(
       file,
       `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:${closed}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n`,
@@ -226,6 +231,79 @@ describe('clear one-line errors', () => {
     const down = await krtAs(c, { kubeconfig: file }, 'wfr', 'list');
     expect(down.status).toBe(1);
     expect(down.stderr).toMatch(/^krt: cannot reach the cluster: .*ECONNREFUSED.*\n$/);
+  });
+});
+
+describe('kubeconfig as kubectl reads it', () => {
+  const admin = readFileSync(join(stateDir, 'kubeconfig'), 'utf8');
+  const adminContext = (parseYaml(admin) as { 'current-context': string })['current-context'];
+  /** A kubeconfig whose current context points at a loopback port where nothing listens. */
+  async function brokenFirst(): Promise<string> {
+    const file = join(mkdtempSync(join(tmpdir(), 'krt-kc-')), 'first');
+    const closed = await closedPort();
+    writeFileSync(
+      file,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:${closed}", insecure-skip-tls-verify: true}}]\nusers: [{name: nobody, user: {token: t}}]\ncontexts: [{name: broken, context: {cluster: nowhere, user: nobody}}]\ncurrent-context: broken\n`,
+    );
+    return file;
+  }
+
+  it('merges the files of KUBECONFIG (the first current-context wins) and takes --context', async () => {
+    const env = { KUBECONFIG: `${await brokenFirst()}:${join(stateDir, 'kubeconfig')}` };
+    const first = await krtAs(c, { kubeconfig: '', env }, 'wfr', 'list');
+    expect(first.stderr).toMatch(/^krt: cannot reach the cluster: .*ECONNREFUSED/);
+    const chosen = await krtAs(c, { kubeconfig: '', env }, '--context', adminContext, 'wfr', 'get', release);
+    expect(chosen.stderr).toBe('');
+    expect(chosen.status).toBe(0);
+    expect(chosen.stdout).toContain(release);
+  });
+
+  it('says which context is missing', async () => {
+    const r = await krtAs(
+      c,
+      { kubeconfig: join(stateDir, 'kubeconfig') },
+      '--context',
+      'nope',
+      'wfr',
+      'list',
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('context "nope" is not in the kubeconfig');
+  });
+});
+
+describe('following a run', () => {
+  /** LIST requests for WorkflowRuns the API server has served, from its own metrics. */
+  const lists = () =>
+    kubectl(['get', '--raw', '/metrics'])
+      .stdout.split('\n')
+      .filter(
+        (l) =>
+          l.startsWith('apiserver_request_total{') &&
+          l.includes('resource="workflowruns"') &&
+          l.includes('verb="LIST"'),
+      )
+      .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+
+  it('watches instead of listing the namespace again and again', async () => {
+    const name = `slow-${Date.now().toString(36)}`;
+    const r = kubectl(
+      ['create', '-n', c.namespace, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'kruntimes.io/v1alpha1',
+        kind: 'WorkflowRun',
+        metadata: { name },
+        // Long enough that a follower listing every 500 ms would list a dozen times.
+        spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run: 'sleep 6' }] } } },
+      }),
+    );
+    expect(r.stderr).toBe('');
+    const before = lists();
+    const watched = await krt(c, 'wfr', 'watch', name);
+    expect([watched.status, watched.stderr.trim().split('\n').pop()]).toEqual([0, `${name}: Succeeded`]);
+    // One list of the namespace's WorkflowRuns to start the watch (a relist after a broken watch
+    // would add one more).
+    expect(lists() - before).toBeLessThanOrEqual(2);
   });
 });
 

@@ -13,24 +13,8 @@ const CONTROLLER = 'system:serviceaccount:kruntimes-system:kruntimes-controller'
 
 const api = newApi();
 const crdName = `${api.plural}.${TEST_GROUP}`;
-const foreignCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: crdName },
-  spec: {
-    group: TEST_GROUP,
-    scope: 'Namespaced',
-    names: { kind: api.kind, plural: api.plural },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
+// The very CRD a Promise of this API would make, but made by someone else (kubectl, no owner).
+const foreignCrd = promiseFor(api, []).spec.api as { metadata: object; spec: Record<string, unknown> };
 
 const json = <T>(args: string[]): T => {
   const r = kubectl([...args, '-o', 'json']);

@@ -1,0 +1,75 @@
+// Who a request that came through the API server is (the aggregation layer, "logs.kruntimes.io"):
+// the API server authenticates the user with whatever credentials the user has (OIDC, client
+// certificates, tokens), then calls us with its front-proxy client certificate and the user in
+// X-Remote-* headers. We trust those headers only on a connection whose client certificate the
+// cluster's requestheader CA signed, for one of its allowed names, as every extension API server
+// does. The CA and names come from kube-system/extension-apiserver-authentication.
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type * as k8s from '@kubernetes/client-node';
+import { rawJson } from '../src/kube/raw.js';
+
+export interface FrontProxy {
+  ca: string;
+  allowedNames: string[];
+  usernameHeaders: string[];
+  groupHeaders: string[];
+  extraPrefixes: string[];
+}
+
+export interface RemoteUser {
+  username: string;
+  groups: string[];
+  extra: Record<string, string[]>;
+}
+
+const CONFIG_MAP = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
+
+const jsonList = (v: string | undefined, fallback: string[]): string[] => {
+  try {
+    const parsed = v ? (JSON.parse(v) as unknown) : undefined;
+    return Array.isArray(parsed) ? parsed.map(String) : fallback;
+  } catch {
+    return fallback;
+  }
+};
+
+/** The cluster's front-proxy settings, or undefined where it has none (no aggregation layer). */
+export async function loadFrontProxy(kc: k8s.KubeConfig): Promise<FrontProxy | undefined> {
+  const cm = (await rawJson(kc, 'GET', CONFIG_MAP).catch(() => undefined)) as
+    { data?: Record<string, string> } | undefined;
+  const d = cm?.data ?? {};
+  const ca = d['requestheader-client-ca-file'];
+  if (!ca) return undefined;
+  return {
+    ca,
+    allowedNames: jsonList(d['requestheader-allowed-names'], []),
+    usernameHeaders: jsonList(d['requestheader-username-headers'], ['X-Remote-User']),
+    groupHeaders: jsonList(d['requestheader-group-headers'], ['X-Remote-Group']),
+    extraPrefixes: jsonList(d['requestheader-extra-headers-prefix'], ['X-Remote-Extra-']),
+  };
+}
+
+/** The user the API server vouches for, or why the request is not from the API server. */
+export function remoteUser(req: IncomingMessage, fp: FrontProxy): RemoteUser | { error: string } {
+  const socket = req.socket as TLSSocket;
+  if (!socket.authorized)
+    return { error: 'not called by the API server (no valid front-proxy client certificate)' };
+  const cn = socket.getPeerCertificate()?.subject?.CN;
+  const name = Array.isArray(cn) ? cn[0] : cn;
+  if (fp.allowedNames.length > 0 && !fp.allowedNames.includes(name ?? ''))
+    return { error: `client certificate "${name ?? ''}" is not an allowed front proxy` };
+  const header = (h: string) => {
+    const v = req.headers[h.toLowerCase()];
+    return v === undefined ? [] : Array.isArray(v) ? v : [v];
+  };
+  const username = fp.usernameHeaders.flatMap(header)[0];
+  if (!username) return { error: 'the API server named no user' };
+  const groups = fp.groupHeaders.flatMap(header).flatMap((g) => g.split(','));
+  const extra: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(req.headers))
+    for (const prefix of fp.extraPrefixes)
+      if (k.startsWith(prefix.toLowerCase()) && v !== undefined)
+        extra[decodeURIComponent(k.slice(prefix.length))] = Array.isArray(v) ? v : [v];
+  return { username, groups, extra };
+}
