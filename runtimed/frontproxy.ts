@@ -59,17 +59,16 @@ export function remoteUser(req: IncomingMessage, fp: FrontProxy): RemoteUser | {
   const name = Array.isArray(cn) ? cn[0] : cn;
   if (fp.allowedNames.length > 0 && !fp.allowedNames.includes(name ?? ''))
     return { error: `client certificate "${name ?? ''}" is not an allowed front proxy` };
-  const header = (h: string) => {
-    const v = req.headers[h.toLowerCase()];
-    return v === undefined ? [] : Array.isArray(v) ? v : [v];
-  };
+  // Each value of a repeated header on its own (Node joins them with ", " in req.headers).
+  const headers = req.headersDistinct;
+  const header = (h: string) => headers[h.toLowerCase()] ?? [];
   const username = fp.usernameHeaders.flatMap(header)[0];
   if (!username) return { error: 'the API server named no user' };
-  const groups = fp.groupHeaders.flatMap(header).flatMap((g) => g.split(','));
+  const groups = fp.groupHeaders.flatMap(header);
   const extra: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(req.headers))
+  for (const [k, v] of Object.entries(headers))
     for (const prefix of fp.extraPrefixes)
       if (k.startsWith(prefix.toLowerCase()) && v !== undefined)
-        extra[decodeURIComponent(k.slice(prefix.length))] = Array.isArray(v) ? v : [v];
+        extra[decodeURIComponent(k.slice(prefix.length))] = v;
   return { username, groups, extra };
 }

@@ -11,7 +11,7 @@ import { followFile } from '../src/runtime/follow.js';
 import { isTerminal } from '../src/runtime/lifecycle.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import { log } from '../src/telemetry/log.js';
-import type { Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import type { Decision } from './auth.js';
 import type { RemoteUser } from './frontproxy.js';
 
@@ -40,6 +40,12 @@ const text = (res: express.Response, status: number, message: string) =>
   void res.status(status).type('text/plain').send(`${message}\n`);
 
 export function createApp(d: ServerDeps): express.Express {
+  const served = new Counter({
+    name: 'krt_runtimed_log_requests_total',
+    help: 'Run logs served: via the API server (api) or a bearer token (token), from this agent or fetched from the agent that holds it (peer)',
+    labelNames: ['via', 'from'] as const,
+    registers: [d.registry],
+  });
   const app = express();
   app.disable('x-powered-by');
   app.use(opsMiddleware({ registry: d.registry, ready: d.ready, notReady: NOT_READY }));
@@ -48,17 +54,17 @@ export function createApp(d: ServerDeps): express.Express {
     try {
       const decision = await d.authorize(req.headers.authorization, namespace, name);
       if (!decision.allowed) return text(res, decision.status, decision.message);
-      await serveLog(d, req, res, namespace, name, false);
+      served.inc({ via: 'token', from: await serveLog(d, req, res, namespace, name, false) });
     } catch (e) {
       failed(res, e);
     }
   });
-  aggregatedApi(app, d);
+  aggregatedApi(app, d, (from) => served.inc({ via: 'api', from }));
   return app;
 }
 
 /** The discovery documents and the log route of logs.kruntimes.io. */
-function aggregatedApi(app: express.Express, d: ServerDeps): void {
+function aggregatedApi(app: express.Express, d: ServerDeps, count: (from: From) => void): void {
   const gv = `${LOGS_GROUP}/${LOGS_VERSION}`;
   const group = {
     name: LOGS_GROUP,
@@ -91,7 +97,7 @@ function aggregatedApi(app: express.Express, d: ServerDeps): void {
     try {
       const decision = await d.authorizeUser(user, namespace, name);
       if (!decision.allowed) return text(res, decision.status, decision.message);
-      await serveLog(d, req, res, namespace, name, true);
+      count(await serveLog(d, req, res, namespace, name, true));
     } catch (e) {
       failed(res, e);
     }
@@ -105,6 +111,9 @@ function failed(res: express.Response, e: unknown): void {
   else res.end();
 }
 
+type From = 'here' | 'peer';
+
+/** Serves a Run's log from here or from the agent that holds it; which, for the counter. */
 async function serveLog(
   d: ServerDeps,
   req: express.Request,
@@ -112,15 +121,19 @@ async function serveLog(
   namespace: string,
   name: string,
   mayForward: boolean,
-): Promise<void> {
+): Promise<From> {
   const run = await d.getRun(namespace, name);
-  if (!run) return text(res, 404, `run "${name}" not found in "${namespace}"`);
+  if (!run) {
+    text(res, 404, `run "${name}" not found in "${namespace}"`);
+    return 'here';
+  }
   const holder = run.status?.assignedTo;
   // Each agent keeps the logs of the steps it ran: another agent's are fetched from it (once: a
   // forwarded request is never forwarded again).
   if (mayForward && holder && d.identity && holder !== d.identity && d.fromPeer) {
     const query = new URLSearchParams(req.query as Record<string, string>).toString();
-    return d.fromPeer(holder, `/namespaces/${namespace}/runs/${name}/log${query ? `?${query}` : ''}`, res);
+    await d.fromPeer(holder, `/namespaces/${namespace}/runs/${name}/log${query ? `?${query}` : ''}`, res);
+    return 'peer';
   }
   const attempt = Number(req.query.attempt ?? run.status?.attempts ?? 1);
   const file = runLogFile(d.dataDir, namespace, run.metadata.uid ?? '', attempt);
@@ -136,6 +149,7 @@ async function serveLog(
     aborted: () => closed,
     write: (chunk) => res.write(chunk),
   });
-  if (!found) return text(res, 404, `no log of attempt ${attempt} of run "${name}" on this agent`);
-  res.end();
+  if (!found) text(res, 404, `no log of attempt ${attempt} of run "${name}" on this agent`);
+  else res.end();
+  return 'here';
 }
