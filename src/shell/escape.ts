@@ -38,7 +38,13 @@ export function escapeFor(place: Place, value: string, at: Surroundings): string
     throw new ShellValueError('the value holds a NUL character, which bash cannot carry');
   switch (place.kind) {
     case 'word':
-      return word(value, place.wordStart, place.forceQuote);
+      // A name the text after it turns into an assignment (`${{ v }}=x cmd`) is quoted: a value
+      // never names the variable a command is run with.
+      return word(
+        value,
+        place.wordStart,
+        place.forceQuote || (place.wordStart && /^(\+?=|\[)/.test(at.after)),
+      );
     case 'double':
       return value.replace(/[\\$`"]/g, '\\$&');
     case 'single':

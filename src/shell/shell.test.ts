@@ -134,6 +134,9 @@ describe('plain values render as they always did', () => {
     expect(renderScript('echo ${{ inputs.v }}', { inputs: { v: 'a b' } } as never)).toBe("echo 'a b'");
     expect(renderScript('${{ inputs.v }} x', { inputs: { v: 'done' } } as never)).toBe("'done' x");
     expect(renderScript('echo ${{ inputs.v }}#x', { inputs: { v: '' } } as never)).toBe("echo ''#x");
+    // A value never becomes the name of an assignment.
+    expect(renderScript('${{ inputs.v }}=x env', { inputs: { v: 'PATH' } } as never)).toBe("'PATH'=x env");
+    expect(renderScript('a${{ inputs.v }}=x', { inputs: { v: 'B' } } as never)).toBe('aB=x');
     // One placeholder that makes a whole word is one argument, also when empty.
     expect(renderScript('echo a ${{ inputs.v }} b', { inputs: { v: '' } } as never)).toBe("echo a '' b");
     expect(renderScript('echo a${{ inputs.v }} b', { inputs: { v: '' } } as never)).toBe('echo a b');
