@@ -4,8 +4,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, PromiseStatus, ResourceObject } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
-import { controllerReference } from '../src/plan/objects.js';
-import { condition } from '../src/plan/conditions.js';
+import { condition, controllerReference } from '../src/api/objects.js';
 import { isTransient } from '../src/kube/retry.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';

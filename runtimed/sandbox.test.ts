@@ -89,7 +89,8 @@ describe('the step sandbox (real bubblewrap, real bash)', () => {
     const end = endStatus({ ...e, now: new Date() });
     expect(end).toMatchObject({ phase: 'Failed', reason: 'LimitExceeded' });
     expect(end.message).toMatch(/^LimitExceeded: processes/);
-  });
+    // Its 2 s sleep plus the bomb's end took over jest's 5 s bound on a loaded machine.
+  }, 30_000);
 
   it('names the file size, workspace and memory limits it hit', async () => {
     const file = await execute('head -c 2000000 /dev/zero > big', { limits: { fileBytes: 1_000_000 } });

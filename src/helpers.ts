@@ -22,3 +22,10 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 /** A plain object (not null, not an array). */
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A value `with` and inputs take as it is: a string, number or boolean. */
+export type Scalar = string | number | boolean;
+
+export function isScalar(v: unknown): v is Scalar {
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+}

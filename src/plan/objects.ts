@@ -1,6 +1,7 @@
 // The objects a WorkflowRun creates, with deterministic names, owner references and labels.
 import type { JobSpec, Run, StepSpec, WorkflowRun } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
+import { controllerReference } from '../api/objects.js';
 import {
   LABEL_CALL_JOB,
   LABEL_JOB,
@@ -10,22 +11,6 @@ import {
   LABEL_WORKFLOWRUN_UID,
 } from '../labels.js';
 import type { Materialized } from '../render/materialize.js';
-
-/** The controller owner reference to `owner`: what the garbage collector and `owns` watches follow. */
-export function controllerReference(owner: {
-  apiVersion: string;
-  kind: string;
-  metadata: { name?: string; uid?: string };
-}) {
-  return {
-    apiVersion: owner.apiVersion,
-    kind: owner.kind,
-    name: owner.metadata.name ?? '',
-    uid: owner.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
 
 export function ownerReference(run: WorkflowRun) {
   return controllerReference({ ...run, apiVersion: API_VERSION, kind: 'WorkflowRun' });

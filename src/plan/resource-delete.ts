@@ -16,7 +16,7 @@ import {
   LABEL_WORKFLOW_ROUND,
 } from '../labels.js';
 import { DEFAULT_DELETE_BACKOFF_LIMIT } from '../limits.js';
-import { condition } from './conditions.js';
+import { condition } from '../api/objects.js';
 import { buildPipelineRun, deletePipeline, runsOfType, workflowHash } from '../promise/pipeline.js';
 import {
   notingMissingWorkflows,

@@ -13,8 +13,8 @@ import type {
   WorkflowRun,
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
-import { controllerReference } from './objects.js';
-import { condition } from './conditions.js';
+import { controllerReference } from '../api/objects.js';
+import { condition } from '../api/objects.js';
 import {
   FINALIZER_DELETE_WORKFLOW,
   FINALIZER_WORKS_CLEANUP,

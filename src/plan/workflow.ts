@@ -3,7 +3,7 @@
 // with no cycle and within the depth limit; not Ready, with the shared error text, otherwise.
 import type { Condition, Workflow, WorkflowStatus } from '../api/types.js';
 import { validateCallGraphSync, type Lookup } from '../graph/callgraph.js';
-import { condition } from './conditions.js';
+import { condition } from '../api/objects.js';
 
 const REASONS = { cycle: 'CallCycle', notFound: 'WorkflowNotFound', depth: 'CallDepthExceeded' } as const;
 

@@ -9,12 +9,12 @@ import type {
   WorkflowRun,
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
-import { controllerReference } from '../plan/objects.js';
+import { controllerReference } from '../api/objects.js';
 import { ExprError, renderTemplate } from '../expr/index.js';
 import { formatFieldError } from '../fielderror.js';
 import { renderJobs } from '../render/jobs.js';
 import { materialize, resolveInputs } from '../render/materialize.js';
-import { isScalar } from '../validate/call.js';
+import { isScalar } from '../helpers.js';
 import type { Value } from '../expr/index.js';
 import {
   LABEL_PIPELINE,

@@ -2,7 +2,7 @@
 // namespace unless it names one (or is cluster-scoped), what a newer Work no longer holds pruned.
 import type { AppliedObject, Condition, WorkStatus } from '../api/types.js';
 import type { Manifest } from './documents.js';
-import { condition } from '../plan/conditions.js';
+import { condition } from '../api/objects.js';
 import { manifestKey } from './documents.js';
 
 /** The object as applied: its namespace filled in when its kind is namespaced and it names none. */

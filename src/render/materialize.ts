@@ -5,7 +5,7 @@
 import type { JobSpec, Workflow } from '../api/types.js';
 import { ExprError } from '../expr/index.js';
 import type { FieldError } from '../fielderror.js';
-import { inputErrors, inputTypeErrors } from '../validate/call.js';
+import { inputErrors, inputTypeErrors } from './inputs.js';
 import { frozenOutputContract } from '../limits.js';
 import { renderJobs, renderStrings } from './jobs.js';
 

@@ -6,7 +6,7 @@ import type { JobSpec } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isUpstream, jobGraphErrors } from '../graph/jobs.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../limits.js';
-import { withValueErrors } from './call.js';
+import { withValueErrors } from '../render/inputs.js';
 import { checkExpressions, type ExpressionScope } from './expressions.js';
 import { scriptPlaceProblems } from '../shell/render.js';
 import { isObject } from '../helpers.js';

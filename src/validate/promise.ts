@@ -8,7 +8,7 @@ import { apiIdentity, resourceApi, resourceApiErrors } from '../promise/api.js';
 import { crdConflict, crdOwnedBy, type CrdMeta } from '../promise/ownership.js';
 import { parseDuration } from '../runtime/duration.js';
 import { validateJobs } from './jobs.js';
-import { withValueErrors } from './call.js';
+import { withValueErrors } from '../render/inputs.js';
 import { checkExpressions, type ExpressionScope } from './expressions.js';
 import type { ValidationResult } from './result.js';
 import { objectSizeError } from './size.js';

@@ -14,7 +14,7 @@ import { unservedRuntimeWarnings, type ServesRuntime } from './runtimes.js';
 import { materializedSizeError, objectSizeError } from './size.js';
 import { checkExpressions } from './expressions.js';
 import { validateJobs } from './jobs.js';
-import { valueMatchesType } from './call.js';
+import { valueMatchesType } from '../render/inputs.js';
 import { isObject } from '../helpers.js';
 import type { ValidationResult } from './result.js';
 import { structural } from './structural.js';

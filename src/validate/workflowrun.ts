@@ -10,7 +10,7 @@ import {
   OUTPUT_ANNOTATION_PREFIX,
   outputNameErrors,
 } from '../limits.js';
-import { callInputErrors } from './call.js';
+import { callInputErrors } from '../render/inputs.js';
 import { unservedRuntimeWarnings, type ServesRuntime } from './runtimes.js';
 import { objectSizeError } from './size.js';
 import { checkExpressions } from './expressions.js';

@@ -5,6 +5,7 @@ import type { JobSpec, Workflow } from '../api/types.js';
 import { hasExpressions } from '../expr/index.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { MAX_VALUE_LENGTH } from '../limits.js';
+import { isScalar, type Scalar } from '../helpers.js';
 
 export function callInputErrors(
   job: Pick<JobSpec, 'uses' | 'with'>,
@@ -42,12 +43,6 @@ export function inputTypeErrors(
       );
   }
   return errors;
-}
-
-export type Scalar = string | number | boolean;
-
-export function isScalar(v: unknown): v is Scalar {
-  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 }
 
 /** The shape of one `with` value: a string (bounded), a number or a boolean. */

@@ -1,0 +1,38 @@
+// Conventions every Kubernetes object follows, used by every layer that makes or reports on one:
+// the controller owner reference, and a condition that moves its transition time only on a change.
+import type { Condition } from './types.js';
+
+/** The controller owner reference to `owner`: what the garbage collector and `owns` watches follow. */
+export function controllerReference(owner: {
+  apiVersion: string;
+  kind: string;
+  metadata: { name?: string; uid?: string };
+}) {
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/**
+ * A condition as it stands now, in the Kubernetes convention (meta.SetStatusCondition):
+ * lastTransitionTime moves only when the status does, so a status write that changes nothing else
+ * is recognised as no change.
+ */
+export function condition(
+  previous: Condition[] | undefined,
+  c: { type: string; status: Condition['status']; reason: string; message: string },
+  generation: number | undefined,
+  now: string,
+): Condition {
+  const old = previous?.find((x) => x.type === c.type);
+  return {
+    ...c,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    lastTransitionTime: old && old.status === c.status ? (old.lastTransitionTime ?? now) : now,
+  };
+}
