@@ -14,7 +14,7 @@ import { claimStatus, endStatus, isClaimable, mayRequeue, requeueStatus } from '
 import { PeerSet, preferredAgent } from '../src/runtime/share.js';
 import { log } from '../src/telemetry/log.js';
 import { reapOrphans } from './execute.js';
-import { Launcher, type RunningStep } from './launch.js';
+import { Launcher, type RunningStep } from './launcher-client.js';
 import type { LogStore } from './logstore.js';
 import { ResultStore, type PendingResult } from './results.js';
 import type { Runtime } from './runtime.js';
@@ -23,7 +23,7 @@ import {
   stepLimitsFor,
   stepNetwork,
   type SandboxOptions,
-} from '../src/runtime/sandbox.js';
+} from '../src/runtime/sandbox-command.js';
 import { resolveSecretEnv, secretRefs } from '../src/runtime/secrets.js';
 import type { Ending } from '../src/runtime/lifecycle.js';
 

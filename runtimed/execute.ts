@@ -5,7 +5,7 @@ import { createWriteStream, writeFileSync } from 'node:fs';
 import { chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Run } from '../src/api/types.js';
-import { MAX_CONTROL_FILE_BYTES } from '../src/runtime/control.js';
+import { MAX_CONTROL_FILE_BYTES } from '../src/runtime/control-file.js';
 import { MAX_STATUS_FILE_BYTES } from '../src/runtime/statusfile.js';
 import { logTail, type Ending } from '../src/runtime/lifecycle.js';
 import { MAX_OUTPUT_FILE_BYTES } from '../src/runtime/outputs.js';
@@ -18,7 +18,7 @@ import {
   STEP_GROUP,
   STEP_PASSWD,
   type SandboxOptions,
-} from '../src/runtime/sandbox.js';
+} from '../src/runtime/sandbox-command.js';
 import type { Runtime } from './runtime.js';
 import { Masker } from '../src/runtime/mask.js';
 import { maskedValues } from '../src/runtime/secrets.js';

@@ -18,8 +18,8 @@ import { LogAuthorizer } from './auth.js';
 import { LogStore } from './logstore.js';
 import { parseRuntimes } from './runtime.js';
 import { DEFAULT_RUN_STALE_MS } from '../src/runtime/lifecycle.js';
-import { prepareSandbox, sandboxOptions, sandboxProblem } from './sandbox.js';
-import { DEFAULT_STEP_LIMITS, type SandboxOptions } from '../src/runtime/sandbox.js';
+import { prepareSandbox, sandboxOptions, sandboxProblem } from './sandbox-setup.js';
+import { DEFAULT_STEP_LIMITS, type SandboxOptions } from '../src/runtime/sandbox-command.js';
 
 const MB = 1024 * 1024;
 import { createApp, NOT_READY } from './server.js';

@@ -1,6 +1,6 @@
 // The planner's suspend and retry transitions (second seed, "Suspending or Retrying a workflow").
 import type { Run, WorkflowRun } from '../api/types.js';
-import { decide } from './control.js';
+import { decide } from './suspension.js';
 import { planWorkflowRun, type Action, type Observed } from './workflowrun.js';
 
 const T0 = Date.parse('2026-12-03T10:00:00Z');

@@ -23,7 +23,7 @@ import { materialize, resolveInputs } from '../render/materialize.js';
 import { isScalar } from '../helpers.js';
 import { withValueErrors } from '../render/inputs.js';
 import { NO_AGENT, noAgentMessage } from '../runtime/agents.js';
-import { decide, suspends, type Decision } from './control.js';
+import { decide, suspends, type Decision } from './suspension.js';
 import { buildChild, buildRun, type RunEnv } from './objects.js';
 import { seedFiles } from '../promise/files.js';
 import { succeededCondition } from './conditions.js';

@@ -3,7 +3,7 @@
 import { runEnded } from '../api/phases.js';
 import type { Run, RunStatus } from '../api/types.js';
 import { MAX_LOG_TAIL_BYTES } from '../limits.js';
-import { MAX_CONTROL_FILE_BYTES, parseControl } from './control.js';
+import { MAX_CONTROL_FILE_BYTES, parseControl } from './control-file.js';
 import { MAX_OUTPUT_FILE_BYTES, parseOutputs } from './outputs.js';
 import { MAX_STATUS_FILE_BYTES, parseStatusFile } from './statusfile.js';
 import { parseManifests } from '../promise/documents.js';

@@ -1,6 +1,6 @@
 import type { Run } from '../api/types.js';
 import { MAX_OUTPUTS, MAX_OUTPUT_VALUE_LENGTH } from '../limits.js';
-import { parseControl } from './control.js';
+import { parseControl } from './control-file.js';
 import {
   claimStatus,
   endStatus,

@@ -6,11 +6,11 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Run } from '../src/api/types.js';
-import { DEFAULT_STEP_LIMITS, stepNetwork, type StepLimits } from '../src/runtime/sandbox.js';
+import { DEFAULT_STEP_LIMITS, stepNetwork, type StepLimits } from '../src/runtime/sandbox-command.js';
 import { endStatus } from '../src/runtime/lifecycle.js';
 import { Execution } from './execute.js';
 import { bashRuntime } from './runtime.js';
-import { prepareSandbox, sandboxOptions, sandboxProblem } from './sandbox.js';
+import { prepareSandbox, sandboxOptions, sandboxProblem } from './sandbox-setup.js';
 
 const root = mkdtempSync(join(tmpdir(), 'krt-sandbox-test-'));
 // As the agent's data folder: open to the step uids for the paths bwrap mounts.

@@ -1,4 +1,4 @@
-import { DEFAULT_STEP_LIMITS, stepLimitsFor, type StepLimits } from './sandbox.js';
+import { DEFAULT_STEP_LIMITS, stepLimitsFor, type StepLimits } from './sandbox-command.js';
 
 const MIB = 1024 ** 2;
 const ceiling: StepLimits = {

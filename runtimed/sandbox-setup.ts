@@ -20,7 +20,7 @@ import {
   SYSTEM_PATHS,
   type SandboxOptions,
   type StepLimits,
-} from '../src/runtime/sandbox.js';
+} from '../src/runtime/sandbox-command.js';
 
 /** What the host has of each system folder: a folder, a link (merged /usr), or nothing. */
 export function systemOf(paths = SYSTEM_PATHS): SandboxOptions['system'] {
