@@ -1,4 +1,4 @@
-// The Lease that makes this agent visible (DESIGN.md §3): its identity, runtimes and namespaces,
+// The Lease that makes this agent visible (docs/design.md §3): its identity, runtimes and namespaces,
 // renewed while it runs and deleted when it stops, so admission can warn about a runtime nobody
 // serves and the controller can say why a Run waits. A killed agent's Lease simply expires.
 import type * as k8s from '@kubernetes/client-node';

@@ -14,7 +14,7 @@ export interface Runtime {
 
 export const bashRuntime: Runtime = {
   name: 'bash',
-  // DESIGN.md §3: no profile or rc files, stop on the first failing command, and on a failure
+  // docs/design.md §3: no profile or rc files, stop on the first failing command, and on a failure
   // anywhere in a pipeline.
   command: (p) => ({ file: 'bash', args: ['--noprofile', '--norc', '-eo', 'pipefail', p.script] }),
 };

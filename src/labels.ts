@@ -1,4 +1,4 @@
-// Labels and annotations that tie generated objects to their owners (DESIGN.md §2), so an owner
+// Labels and annotations that tie generated objects to their owners (docs/design.md §2), so an owner
 // lists what it made with one label selector from the informer cache.
 export const LABEL_WORKFLOWRUN_UID = 'kruntimes.io/workflowrun-uid';
 export const LABEL_JOB = 'kruntimes.io/workflow-job';

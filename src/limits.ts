@@ -12,7 +12,7 @@ export const MAX_TOTAL_ANNOTATION_BYTES = 256 * 1024;
 /** First seed: "The initial maximum nesting depth is 8" (Workflows in one call chain, root included). */
 export const MAX_CALL_DEPTH = 8;
 
-// DESIGN.md §2: jobs, steps, inputs and outputs are bounded by CRD limits. Together they allow
+// docs/design.md §2: jobs, steps, inputs and outputs are bounded by CRD limits. Together they allow
 // objects larger than etcd stores, so the whole object is bounded too (MAX_ADMITTED_OBJECT_BYTES).
 export const MAX_JOBS = 100;
 export const MAX_STEPS_PER_JOB = 50;
@@ -63,7 +63,7 @@ export const MAX_STEP_OPEN_FILES = 1048576;
 /** A Run may not ask for more than a day. */
 export const MAX_TIMEOUT_SECONDS = 24 * 60 * 60;
 
-/** DESIGN.md §2: frozen output contract annotations carry this prefix. */
+/** docs/design.md §2: frozen output contract annotations carry this prefix. */
 export const OUTPUT_ANNOTATION_PREFIX = 'kruntimes.io/workflow-output.';
 /**
  * The name part of `kruntimes.io/workflow-output.<name>` is at most 63 characters, so `<name>` is at

@@ -9,7 +9,7 @@ import {
 } from './names.js';
 
 describe('names', () => {
-  it('follows the seed and DESIGN.md', () => {
+  it('follows the specification and docs/design.md', () => {
     expect(childWorkflowRunName('release', 'deploy')).toBe('release-call-deploy');
     expect(childWorkflowRunName(childWorkflowRunName('release', 'deploy'), 'verify')).toBe(
       'release-call-deploy-call-verify',

@@ -1,4 +1,4 @@
-// Deterministic names of generated objects (DESIGN.md §2 "Decided where the seed is open"), so a
+// Deterministic names of generated objects (docs/design.md §2 "Decided where the seed is open"), so a
 // create after a crash finds the object it made before instead of making a second one.
 import { createHash } from 'node:crypto';
 import { MAX_OBJECT_NAME_LENGTH } from './limits.js';

@@ -12,7 +12,7 @@ const expressionValue = (description: string): Schema =>
 
 const time = (description: string): Schema => str(description, { format: 'date-time' });
 
-/** Files by relative path (DESIGN.md §4: $KRT_INPUT, $KRT_OUTPUT_DIR); bounded in count and bytes. */
+/** Files by relative path (docs/design.md §4: $KRT_INPUT, $KRT_OUTPUT_DIR); bounded in count and bytes. */
 const files = (description: string): Schema =>
   mapOf(
     `${description} Keys are relative paths; at most ${L.MAX_FILES} files of ${L.MAX_FILES_BYTES} bytes in all.`,
@@ -282,7 +282,7 @@ export const workflowRunSpecSchema: Schema = obj(
       { minimum: 0, maximum: L.MAX_TTL_SECONDS },
     ),
     // Declared only so that they reach admission and are refused with a clear message instead of
-    // being pruned silently (DESIGN.md §6).
+    // being pruned silently (docs/design.md §6).
     uses: str('Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.'),
     with: mapOf(
       'Not allowed: a WorkflowRun holds inline jobs only; use `krt workflow trigger`.',
@@ -429,7 +429,7 @@ export const runStatusSchema: Schema = obj(
   },
   {
     // One stable terminal phase: an agent that finishes late cannot overwrite a cancellation or a
-    // re-queued attempt's result (DESIGN.md §3).
+    // re-queued attempt's result (docs/design.md §3).
     'x-kubernetes-validations': [
       {
         rule: `!has(oldSelf.phase) || !(oldSelf.phase in [${RUN_ENDED.map((p) => `'${p}'`).join(', ')}]) || (has(self.phase) && self.phase == oldSelf.phase)`,

@@ -11,7 +11,7 @@ export interface Contexts {
   inputs?: Record<string, Value>;
   jobs?: Record<string, { outputs?: Record<string, Value> }>;
   steps?: Record<string, { outputs?: Record<string, Value> }>;
-  /** The resource a Promise pipeline runs for (DESIGN.md §4), rendered when its run is made. */
+  /** The resource a Promise pipeline runs for (docs/design.md §4), rendered when its run is made. */
   resource?: Value;
 }
 

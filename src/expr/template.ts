@@ -86,7 +86,7 @@ export function renderPartial(
 }
 
 /**
- * A value placed into a string that a later pass renders again must stay data (DESIGN.md §3,
+ * A value placed into a string that a later pass renders again must stay data (docs/design.md §3,
  * "values are data"): pasted raw, `${{ steps.x.outputs.secret }}` in an input would be evaluated by
  * the next pass. A value that holds `$` or `{` (the only characters a placeholder opens with), or
  * an empty one after a `$` that the text which follows could complete, goes in as a string-literal

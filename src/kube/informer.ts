@@ -1,6 +1,6 @@
 // A list+watch cache that does not go quiet. client-node's informers are reported to stop
 // receiving events after a dropped connection, and a naive restart can flood the API server
-// (kubernetes-client/javascript #958, #1933; DESIGN.md §6). So: server-side watch timeouts, restart
+// (kubernetes-client/javascript #958, #1933; docs/design.md §6). So: server-side watch timeouts, restart
 // with jittered backoff, relist on 410 Gone, a periodic resync, and a health check on progress.
 import { EventEmitter } from 'node:events';
 import * as k8s from '@kubernetes/client-node';

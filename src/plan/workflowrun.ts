@@ -1,5 +1,5 @@
 // planWorkflowRun(observed) -> { status, actions }: the semantics of one WorkflowRun's direct
-// jobs (first seed, "Controller Responsibilities"; DESIGN.md §2 "Decided where the seed is open").
+// jobs (first seed, "Controller Responsibilities"; docs/design.md §2 "Decided where the seed is open").
 // Pure: the controller loads what is observed, applies the actions, and requeues.
 import { jobEnded, runEnded, workflowRunEnded } from '../api/phases.js';
 import type {

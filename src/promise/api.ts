@@ -1,5 +1,5 @@
 // The resource API a Promise serves (spec.api, a CustomResourceDefinition): checked at admission,
-// read by the controller, and installed with what the workflows need (DESIGN.md §4).
+// read by the controller, and installed with what the workflows need (docs/design.md §4).
 import { GROUP } from '../api/crds.js';
 import { resourceStatusSchema } from '../api/promise-schema.js';
 import type { PromiseObject } from '../api/types.js';

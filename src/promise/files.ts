@@ -1,4 +1,4 @@
-// The files of a pipeline (DESIGN.md §4): $KRT_INPUT holds the resource as object.yaml and what
+// The files of a pipeline (docs/design.md §4): $KRT_INPUT holds the resource as object.yaml and what
 // earlier pipelines wrote under <pipeline>/; $KRT_OUTPUT_DIR starts with what earlier steps of the
 // same run wrote. Each step's Run carries them, so steps on different agents see the same files.
 import { stringify } from 'yaml';

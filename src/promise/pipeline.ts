@@ -1,5 +1,5 @@
 // One pipeline of a resource's configure workflow as a WorkflowRun owned by the resource
-// (DESIGN.md §4): deterministic name, labels that say what it ran for, `resource` rendered as data.
+// (docs/design.md §4): deterministic name, labels that say what it ran for, `resource` rendered as data.
 import type {
   JobSpec,
   Pipeline,

@@ -1,4 +1,4 @@
-// What applying a Work means (DESIGN.md §4): each object server-side applied in the Work's
+// What applying a Work means (docs/design.md §4): each object server-side applied in the Work's
 // namespace unless it names one (or is cluster-scoped), what a newer Work no longer holds pruned.
 import type { AppliedObject, Condition, WorkStatus } from '../api/types.js';
 import type { Manifest } from './documents.js';

@@ -1,4 +1,4 @@
-// Values are data (DESIGN.md §3): an input, `with` or output value reaches a step with exactly the
+// Values are data (docs/design.md §3): an input, `with` or output value reaches a step with exactly the
 // characters it was given, through every rendering pass (trigger, child materialisation, Run
 // creation), whatever it holds.
 import { spawnSync } from 'node:child_process';

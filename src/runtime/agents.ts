@@ -1,4 +1,4 @@
-// Agents are visible (DESIGN.md §3): each runtimed holds a Lease naming its identity, runtimes and
+// Agents are visible (docs/design.md §3): each runtimed holds a Lease naming its identity, runtimes and
 // namespaces. These pure functions read those Leases, so admission can warn about a runtime nobody
 // serves and a waiting Run can say why it waits.
 import {

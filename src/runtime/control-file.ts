@@ -1,4 +1,4 @@
-// The $KRT_CONTROL file (DESIGN.md §4; the second seed's workflow-control.yaml): `retryAfter`,
+// The $KRT_CONTROL file (docs/design.md §4; the second seed's workflow-control.yaml): `retryAfter`,
 // `suspend` and `message`, read after a step into Run.status.control.
 import type { RunStatus } from '../api/types.js';
 import { parseDuration } from './duration.js';

@@ -1,4 +1,4 @@
-// The files of $KRT_OUTPUT_DIR read back after a step (DESIGN.md §4), bounded like every other
+// The files of $KRT_OUTPUT_DIR read back after a step (docs/design.md §4), bounded like every other
 // thing a step writes: regular files only (a symlink could point at the agent's own files), paths
 // as FILE_PATH_PATTERN allows, at most MAX_FILES files and MAX_FILES_BYTES bytes.
 import { lstat, readdir, readFile } from 'node:fs/promises';

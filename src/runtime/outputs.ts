@@ -1,4 +1,4 @@
-// The $KRT_OUTPUT file format (DESIGN.md §3), the same as GitHub Actions' GITHUB_OUTPUT:
+// The $KRT_OUTPUT file format (docs/design.md §3), the same as GitHub Actions' GITHUB_OUTPUT:
 // `KEY=VALUE` lines, and `KEY<<DELIM` ... `DELIM` for multi-line values. Pure, so that runtimed and
 // its tests share one reading of it.
 import { MAX_OUTPUTS, MAX_OUTPUT_VALUE_LENGTH, QUALIFIED_NAME } from '../limits.js';

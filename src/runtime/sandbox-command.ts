@@ -1,4 +1,4 @@
-// The sandbox of a step (DESIGN.md §3; issue "steps isolated from the agent and from each other"):
+// The sandbox of a step (docs/design.md §3; issue "steps isolated from the agent and from each other"):
 // bubblewrap with new user, PID, IPC and UTS namespaces (and network, when asked), an unprivileged
 // uid inside, a read-only view of the system, a workspace and /tmp of their own (tmpfs, bounded),
 // the KRT_* files bound one by one, nothing else of the agent's machine, and resource limits set

@@ -1,4 +1,4 @@
-// Admission-time checks of `${{ }}` references against what is readable at each place (DESIGN.md
+// Admission-time checks of `${{ }}` references against what is readable at each place (docs/design.md
 // §2 "Expressions"): declared inputs, outputs of upstream jobs, outputs of earlier steps.
 import type { JobSpec } from '../api/types.js';
 import { analyzeTemplate, hasExpressions } from '../expr/index.js';

@@ -1,4 +1,4 @@
-// Validation of a Workflow template (DESIGN.md §2, issue "Admission webhook").
+// Validation of a Workflow template (docs/design.md §2, issue "Admission webhook").
 import type { Workflow } from '../api/types.js';
 import { WORKFLOW_NAME_PATTERN, matches } from '../api/patterns.js';
 import { fieldError, type FieldError } from '../fielderror.js';

@@ -7,7 +7,7 @@ type PatchOp = { op: 'add'; path: string; value: unknown };
 
 const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** The defaults DESIGN.md fixes: an input without a type is a string. */
+/** The defaults docs/design.md §2 fixes: an input without a type is a string. */
 export function workflowDefaults(obj: unknown): PatchOp[] {
   const ops: PatchOp[] = [];
   if (!isObject(obj) || !isObject(obj.spec) || !isObject(obj.spec.inputs)) return ops;
