@@ -1,6 +1,6 @@
 // The Work reconciler: each object of a Work server-side applied (field manager kruntimes), the
 // objects a newer Work dropped deleted, the result in the Work's status. The controller applies
-// with its own rights: what Promises may create is what an admin granted it (README, "Promises").
+// with its own rights: what Promises may create is what an admin granted it (docs/promises.md).
 import * as k8s from '@kubernetes/client-node';
 import type { AppliedObject, Work } from '../src/api/types.js';
 import { crd, statusCode, statusMessage } from '../src/kube/client.js';

@@ -1,7 +1,7 @@
 // Bundles each component's compiled entry point (dist/<component>/main.js) into one file under
 // dist/bundle/, as the local environment and the image run them. One file instead of the several
 // thousand modules of the Kubernetes client (every API group and model) loads faster and costs
-// the controller about a fifth less memory at rest; see README "Memory".
+// the controller about a fifth less memory at rest; see docs/benchmarks.md, "Memory".
 import { build } from 'esbuild';
 
 const entryPoints = ['controller/main', 'webhook/main', 'runtimed/main', 'runtimed/launcher'].map(

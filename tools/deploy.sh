@@ -13,7 +13,7 @@ for crd in certificates.cert-manager.io issuers.cert-manager.io; do
   "$kubectl" get crd "$crd" >/dev/null 2>&1 || missing+=("$crd")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  say "cert-manager is not installed in this cluster (no ${missing[*]}): install it first (README, \"Install on a cluster\"). Nothing was applied."
+  say "cert-manager is not installed in this cluster (no ${missing[*]}): install it first (docs/install.md). Nothing was applied."
   exit 1
 fi
 # cert-manager's own webhook must answer too, or the Certificates would be refused half-way.

@@ -55,8 +55,8 @@ unsupervise() { # NAME
 
 # The processes run compiled JavaScript, as a cluster image would (tsx's per-call helpers cost a third).
 # Each runs as one bundled file (tools/bundle.mjs) with V8 tuned for size: a small young generation
-# and slower heap growth keep the controller's RSS under load at about 40% of the defaults' (README
-# "Memory"). KRT_NODE_FLAGS replaces them, to compare (add --enable-source-maps for stack traces
+# and slower heap growth keep the controller's RSS under load at about 40% of the defaults'
+# (docs/benchmarks.md, "Memory"). KRT_NODE_FLAGS replaces them, to compare (add --enable-source-maps for stack traces
 # in the TypeScript sources: each bundle has its source map).
 build_dist() {
   (cd "$root" && node_modules/.bin/tsc -p tsconfig.build.json && node tools/bundle.mjs) ||

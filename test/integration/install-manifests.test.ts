@@ -97,7 +97,7 @@ describe('install manifests', () => {
     });
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
-      'deploy: cert-manager is not installed in this cluster (no certificates.cert-manager.io issuers.cert-manager.io): install it first (README, "Install on a cluster"). Nothing was applied.\n',
+      'deploy: cert-manager is not installed in this cluster (no certificates.cert-manager.io issuers.cert-manager.io): install it first (docs/install.md). Nothing was applied.\n',
     );
     expect(kubectl(['get', 'deployments', '-n', 'kruntimes-system', '-o', 'name']).stdout).toBe('');
     expect(
