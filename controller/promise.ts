@@ -4,19 +4,17 @@
 import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, PromiseStatus, ResourceObject } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
-import { condition, controllerReference } from '../src/api/objects.js';
+import { condition, controllerReference, sameStatus } from '../src/api/objects.js';
 import { isTransient } from '../src/kube/retry.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { rawJson, serverSideApply } from '../src/kube/raw.js';
 import { FINALIZER_PROMISE_RESOURCES } from '../src/labels.js';
-import { deepEqual } from '../src/helpers.js';
 import { formatFieldError } from '../src/fielderror.js';
 import { installableCrd, resourceApi, resourceApiErrors, type ResourceApi } from '../src/promise/api.js';
 import { workflowHash } from '../src/promise/pipeline.js';
 import { crdConflict, crdOwnedBy, type CrdMeta } from '../src/promise/ownership.js';
 import type { EventRecorder } from './events.js';
-import { withoutTimes } from './workflowrun.js';
 
 /** On an installed CRD: the generation of the Promise it was applied from. */
 const ANNOTATION_GENERATION = 'kruntimes.io/promise-generation';
@@ -78,7 +76,7 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
 
 async function writeStatus(promise: PromiseObject, status: PromiseStatus, deps: PromiseDeps): Promise<void> {
   const name = promise.metadata.name ?? '';
-  if (deepEqual(withoutTimes(promise.status ?? {}), withoutTimes(status))) return;
+  if (sameStatus(promise.status, status)) return;
   deps.writes?.inc({ verb: 'update', resource: 'promises/status' });
   await deps.custom.replaceClusterCustomObjectStatus({
     group: GROUP,

@@ -1,6 +1,7 @@
 // The reconciler of one Promise's resources: load the resource, its pipeline WorkflowRuns and Works
 // from the caches, plan with planResourceWorkflow, apply the actions, write status only when it
 // changed. One instance per Promise, added and removed while the controller runs.
+import { sameStatus } from '../src/api/objects.js';
 import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
@@ -14,10 +15,8 @@ import { planResourceDeletion } from '../src/plan/resource-delete.js';
 import { writtenStatus } from '../src/plan/workflowrun.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { workflowRunFiles } from '../src/promise/files.js';
-import { deepEqual } from '../src/helpers.js';
 import type { EventRecorder } from './events.js';
 import { retryForCacheLag } from './missing.js';
-import { withoutTimes } from './workflowrun.js';
 
 export interface ResourceDeps {
   kc: k8s.KubeConfig;
@@ -86,7 +85,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   }
   // A resource whose last finalizer came off is gone: there is no status left to write.
   const released = deleting && plan.actions.some((a) => a.type === 'setFinalizers');
-  if (!released && !deepEqual(withoutTimes(resource.status ?? {}), withoutTimes(plan.status))) {
+  if (!released && !sameStatus(resource.status, plan.status)) {
     deps.writes?.inc({ verb: 'update', resource: `${deps.api.plural}/status` });
     await deps.custom.replaceNamespacedCustomObjectStatus({
       group: deps.api.group,

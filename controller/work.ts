@@ -1,20 +1,19 @@
 // The Work reconciler: each object of a Work server-side applied (field manager kruntimes), the
 // objects a newer Work dropped deleted, the result in the Work's status. The controller applies
 // with its own rights: what Promises may create is what an admin granted it (docs/promises.md).
+import { sameStatus } from '../src/api/objects.js';
 import * as k8s from '@kubernetes/client-node';
 import type { AppliedObject, Work } from '../src/api/types.js';
 import { crd, statusCode, statusMessage } from '../src/kube/client.js';
 import { Discovery } from '../src/kube/discovery.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { rawJson, serverSideApply } from '../src/kube/raw.js';
-import { deepEqual } from '../src/helpers.js';
 import { isTransient } from '../src/kube/retry.js';
 import { manifestKey, type Manifest } from '../src/promise/documents.js';
 import { identity, placed, toPrune, workStatus } from '../src/promise/works.js';
 import { log } from '../src/telemetry/log.js';
 import { FINALIZER_APPLIED_OBJECTS } from '../src/labels.js';
 import type { EventRecorder } from './events.js';
-import { withoutTimes } from './workflowrun.js';
 
 export interface WorkDeps {
   kc: k8s.KubeConfig;
@@ -74,7 +73,7 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<number
   }
   const kept = failures.length === 0 ? applied : mergeApplied(work.status?.applied ?? [], applied);
   const status = workStatus(work.metadata.generation, kept, failures, work.status, new Date().toISOString());
-  if (deepEqual(withoutTimes(work.status ?? {}), withoutTimes(status))) return undefined;
+  if (sameStatus(work.status, status)) return undefined;
   deps.writes?.inc({ verb: 'update', resource: 'works/status' });
   await deps.custom.replaceNamespacedCustomObjectStatus({
     ...crd('works', namespace),

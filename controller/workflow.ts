@@ -1,12 +1,12 @@
 // Workflow readiness: the `Ready` condition from the shared call-graph check over the informer
 // cache, written only when it changed.
+import { sameStatus } from '../src/api/objects.js';
 import type * as k8s from '@kubernetes/client-node';
 import type { Workflow } from '../src/api/types.js';
 import { crd } from '../src/kube/client.js';
 import { workflowStatus } from '../src/plan/workflow.js';
-import { deepEqual } from '../src/helpers.js';
 import type { EventRecorder } from './events.js';
-import { withoutTimes, type Caches } from './workflowrun.js';
+import type { Caches } from './workflowrun.js';
 
 export async function reconcileWorkflow(
   key: string,
@@ -21,7 +21,7 @@ export async function reconcileWorkflow(
   const wf = deps.caches.workflows.get(namespace, name);
   if (!wf || wf.metadata.deletionTimestamp) return;
   const status = workflowStatus(wf, (n) => deps.caches.workflows.get(namespace, n), new Date().toISOString());
-  if (deepEqual(withoutTimes(wf.status ?? {}), withoutTimes(status))) return;
+  if (sameStatus(wf.status, status)) return;
   deps.writes?.inc({ verb: 'update', resource: 'workflows/status' });
   await deps.custom.replaceNamespacedCustomObjectStatus({
     ...crd('workflows', namespace),

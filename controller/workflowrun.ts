@@ -1,5 +1,6 @@
 // The WorkflowRun reconciler: load from the informer caches, plan with src/plan, apply the
 // actions, write status only when it changed. Nothing from an earlier reconcile is trusted.
+import { sameStatus } from '../src/api/objects.js';
 import * as k8s from '@kubernetes/client-node';
 import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { workflowRunEnded } from '../src/api/phases.js';
@@ -11,7 +12,6 @@ import { snapshotName } from '../src/names.js';
 import { ownerReference } from '../src/plan/objects.js';
 import { NO_AGENT } from '../src/runtime/agents.js';
 import { planWorkflowRun, withFailedJobs, type Action, type Observed } from '../src/plan/workflowrun.js';
-import { deepEqual } from '../src/helpers.js';
 import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
 import { retryForCacheLag } from './missing.js';
@@ -113,7 +113,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
     plan = planWorkflowRun({ ...observed, run });
   }
   const before = { ...(cached.status ?? {}) };
-  if (!deepEqual(withoutTimes(before), withoutTimes(plan.status))) {
+  if (!sameStatus(before, plan.status)) {
     await writeStatus(target, plan.status, deps);
     announce(cached, plan.status, deps.events);
   }
@@ -148,10 +148,6 @@ function refusal(action: Extract<Action, { job: string }>, e: unknown): string {
 }
 
 /** Timestamps that only the planner's clock would change do not make a status different. */
-export function withoutTimes(s: object): unknown {
-  return JSON.parse(JSON.stringify(s, (k, v) => (k === 'lastTransitionTime' ? undefined : v)));
-}
-
 async function writeStatus(
   run: WorkflowRun,
   status: WorkflowRun['status'],

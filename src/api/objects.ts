@@ -1,5 +1,6 @@
 // Conventions every Kubernetes object follows, used by every layer that makes or reports on one:
 // the controller owner reference, and a condition that moves its transition time only on a change.
+import { deepEqual } from '../helpers.js';
 import type { Condition } from './types.js';
 
 /** The controller owner reference to `owner`: what the garbage collector and `owns` watches follow. */
@@ -35,4 +36,16 @@ export function condition(
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     lastTransitionTime: old && old.status === c.status ? (old.lastTransitionTime ?? now) : now,
   };
+}
+
+/**
+ * Whether two statuses say the same, whatever the times their conditions moved: a status write
+ * that would change only those is no change (and is not made).
+ */
+export function sameStatus(a: object | undefined, b: object | undefined): boolean {
+  const withoutTimes = (s: object | undefined) =>
+    JSON.parse(
+      JSON.stringify(s ?? {}, (k, v: unknown) => (k === 'lastTransitionTime' ? undefined : v)),
+    ) as unknown;
+  return deepEqual(withoutTimes(a), withoutTimes(b));
 }
