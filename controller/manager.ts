@@ -142,10 +142,7 @@ export class Manager {
                 ),
           },
         ],
-        reconcile: async (key) => {
-          const requeueAfter = await reconcileWorkflowRun(key, deps);
-          return requeueAfter === undefined ? undefined : { requeueAfter };
-        },
+        reconcile: (key) => reconcileWorkflowRun(key, deps),
         workers: this.opts.workers,
       }),
     );
@@ -218,10 +215,7 @@ export class Manager {
               map: (o) => (o.metadata?.name === promise ? resources.list().map(keyOf) : []),
             },
           ],
-          reconcile: async (key) => {
-            const requeueAfter = await reconcileResource(key, deps);
-            return requeueAfter === undefined ? undefined : { requeueAfter };
-          },
+          reconcile: (key) => reconcileResource(key, deps),
           workers: 4,
         }),
       );
@@ -268,17 +262,15 @@ export class Manager {
       defineController({
         name: 'work',
         for: works,
-        reconcile: async (key) => {
-          const requeueAfter = await reconcileWork(key, {
+        reconcile: (key) =>
+          reconcileWork(key, {
             kc: this.kc,
             works,
             custom,
             discovery,
             events,
             writes: this.writes,
-          });
-          return requeueAfter === undefined ? undefined : { requeueAfter };
-        },
+          }),
         workers: 4,
       }),
     );

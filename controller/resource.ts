@@ -1,6 +1,7 @@
 // The reconciler of one Promise's resources: load the resource, its pipeline WorkflowRuns and Works
 // from the caches, plan with planResourceWorkflow, apply the actions, write status only when it
 // changed. One instance per Promise, added and removed while the controller runs.
+import { requeueAfter, type Result } from '../src/kube/controller/controller.js';
 import { sameStatus } from '../src/api/objects.js';
 import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
@@ -33,7 +34,7 @@ export interface ResourceDeps {
   writes?: { inc(labels: { verb: string; resource: string }): void };
 }
 
-export async function reconcileResource(key: string, deps: ResourceDeps): Promise<number | undefined> {
+export async function reconcileResource(key: string, deps: ResourceDeps): Promise<Result | undefined> {
   const [namespace, name] = key.split('/') as [string, string];
   const resource = deps.resources.get(namespace, name);
   const promise = deps.promise();
@@ -58,7 +59,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
     });
   let plan = observe();
   const lag = await retryForCacheLag(deps.custom, plan.missingWorkflows ?? [], { resource: key });
-  if (lag !== undefined) return lag;
+  if (lag !== undefined) return { requeueAfter: lag };
   let target = resource;
   let transient: unknown;
   const refused: Record<string, string> = {};
@@ -99,7 +100,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   // After the status: a write that conflicts is planned again, and its events said once.
   for (const action of plan.actions) if (action.type === 'event') await apply(action, resource, deps);
   if (transient !== undefined) throw transient;
-  return plan.requeueAfter;
+  return requeueAfter(plan.requeueAfter);
 }
 
 async function apply(

@@ -1,6 +1,7 @@
 // The Work reconciler: each object of a Work server-side applied (field manager kruntimes), the
 // objects a newer Work dropped deleted, the result in the Work's status. The controller applies
 // with its own rights: what Promises may create is what an admin granted it (docs/promises.md).
+import { requeueAfter, type Result } from '../src/kube/controller/controller.js';
 import { sameStatus } from '../src/api/objects.js';
 import * as k8s from '@kubernetes/client-node';
 import type { AppliedObject, Work } from '../src/api/types.js';
@@ -26,11 +27,11 @@ export interface WorkDeps {
 
 const describe = (o: AppliedObject) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
 
-export async function reconcileWork(key: string, deps: WorkDeps): Promise<number | undefined> {
+export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result | undefined> {
   const [namespace, name] = key.split('/') as [string, string];
   const work = deps.works.get(namespace, name);
   if (!work) return undefined;
-  if (work.metadata.deletionTimestamp) return removeApplied(work, deps);
+  if (work.metadata.deletionTimestamp) return requeueAfter(await removeApplied(work, deps));
   // The finalizer goes on before anything is applied, so a deleted Work never orphans an object.
   if (!work.metadata.finalizers?.includes(FINALIZER_APPLIED_OBJECTS)) {
     await setFinalizers(work, [...(work.metadata.finalizers ?? []), FINALIZER_APPLIED_OBJECTS], deps);

@@ -1,5 +1,6 @@
 // The WorkflowRun reconciler: load from the informer caches, plan with src/plan, apply the
 // actions, write status only when it changed. Nothing from an earlier reconcile is trusted.
+import { requeueAfter, type Result } from '../src/kube/controller/controller.js';
 import { sameStatus } from '../src/api/objects.js';
 import * as k8s from '@kubernetes/client-node';
 import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
@@ -48,7 +49,7 @@ export interface ReconcileDeps {
  * One reconcile of the WorkflowRun at `namespace/name`; throws to be retried. Returns when to look
  * again if nothing else changes (ms), for a Run waiting on an agent whose Lease may expire.
  */
-export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Promise<number | undefined> {
+export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Promise<Result | undefined> {
   const [namespace, name] = key.split('/') as [string, string];
   const { caches } = deps;
   const cached = caches.workflowRuns.get(namespace, name);
@@ -81,7 +82,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   let plan = planWorkflowRun({ ...observed, run });
   const missed = (plan.missingWorkflows ?? []).map((name) => ({ namespace, name }));
   const lag = await retryForCacheLag(deps.custom, missed, { run: key });
-  if (lag !== undefined) return lag;
+  if (lag !== undefined) return { requeueAfter: lag };
   if (plan.actions.some((a) => a.type === 'deleteWorkflowRun')) {
     await deleteWorkflowRun(cached, deps);
     return undefined;
@@ -119,7 +120,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   }
   // Transient failures (network, 429, 5xx) are retried with backoff, after the status is written.
   if (transient !== undefined) throw transient;
-  return plan.requeueAfter;
+  return requeueAfter(plan.requeueAfter);
 }
 
 function actionId(a: Exclude<Action, { type: 'deleteWorkflowRun' }>): string {

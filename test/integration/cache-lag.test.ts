@@ -10,6 +10,7 @@ import { ResilientInformer, type ListWatch } from '../../src/kube/informer.js';
 import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { snapshotName } from '../../src/names.js';
 import type { EventRecorder } from '../../controller/events.js';
+import type { Result } from '../../src/kube/controller/controller.js';
 import { reconcileResource } from '../../controller/resource.js';
 import { reconcileWorkflowRun, type Snapshot } from '../../controller/workflowrun.js';
 import { LABEL_RESOURCE_UID } from '../../src/labels.js';
@@ -49,10 +50,10 @@ async function heldStill<T extends { metadata: k8s.V1ObjectMeta }>(items: T[], i
 async function outcomeOf(
   caches: Record<string, { stop(): void }>,
   writes: string[],
-  reconcile: Promise<number | undefined>,
+  reconcile: Promise<Result | undefined>,
 ) {
   const settled = await reconcile.then(
-    (requeueAfter) => ({ requeueAfter, error: undefined as unknown }),
+    (r) => ({ requeueAfter: r?.requeueAfter, error: undefined as unknown }),
     (error: unknown) => ({ requeueAfter: undefined, error }),
   );
   for (const inf of Object.values(caches)) inf.stop();

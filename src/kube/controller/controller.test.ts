@@ -9,6 +9,7 @@ import {
   TerminalError,
   type Result,
   type Source,
+  requeueAfter,
 } from './controller.js';
 
 /** An informer's events and cache, without an API server. */
@@ -185,5 +186,13 @@ describe('the controller runtime', () => {
     await settle();
     expect(most).toBe(1);
     await c.stop();
+  });
+});
+
+describe('requeueAfter', () => {
+  it('is no Result without a delay, and a Result with one', () => {
+    expect(requeueAfter(undefined)).toBeUndefined();
+    expect(requeueAfter(0)).toEqual({ requeueAfter: 0 });
+    expect(requeueAfter(500)).toEqual({ requeueAfter: 500 });
   });
 });

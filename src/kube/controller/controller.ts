@@ -19,6 +19,10 @@ export interface Result {
   requeueAfter?: number;
 }
 
+/** The Result of a plan that may ask to look again after `ms`. */
+export const requeueAfter = (ms: number | undefined): Result | undefined =>
+  ms === undefined ? undefined : { requeueAfter: ms };
+
 /** A failure that retrying cannot fix: logged, counted, not retried. */
 export class TerminalError extends Error {}
 
