@@ -4,6 +4,7 @@
 // deleteBackoffLimit, then held until the resource or the Promise changes or the
 // manual-reconciliation label is set; suspended and retried like any pipeline); then the Works go
 // with what they applied; then the finalizers come off.
+import { suspendedResourceLabel } from './suspension.js';
 import { workflowRunEnded } from '../api/phases.js';
 import type { Condition, ResourceDelete, ResourceStatus, WorkflowRun } from '../api/types.js';
 import {
@@ -191,10 +192,13 @@ function deleteWorkflow(
         message: job?.message ?? run.status?.message,
         nextRetryAt: job?.nextRetryAt,
       };
-      const labelled = resource.metadata.labels?.[LABEL_SUSPENDED] === 'true';
-      if (!wasSuspended && !labelled) labels[LABEL_SUSPENDED] = 'true';
-      if (wasSuspended && !labelled && run.metadata.labels?.[LABEL_SUSPENDED] === 'true')
-        actions.push({ type: 'resumeRun', name: run.metadata.name ?? '' });
+      const s = suspendedResourceLabel({
+        wasSuspended,
+        labelled: resource.metadata.labels?.[LABEL_SUSPENDED] === 'true',
+        run,
+      });
+      if (s.label) labels[LABEL_SUSPENDED] = s.label;
+      if (s.resumeRun !== undefined) actions.push({ type: 'resumeRun', name: s.resumeRun });
     } else if (phase === 'Failed' || phase === 'Cancelled') {
       const why = run.status?.message ?? `run ${phase}`;
       if ((d.attempt ?? 1) <= limit && d.phase !== 'Failed') start(d.round ?? 1, (d.attempt ?? 1) + 1);

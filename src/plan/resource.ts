@@ -2,6 +2,7 @@
 // Promise's API (second seed, "Configure Workflows" to "Pipeline Reconciliation"; docs/design.md §4).
 // Pure. What has run is read from the resource's status and from its pipeline WorkflowRuns' labels
 // (hash and round), so a restarted controller decides the same way and re-runs nothing blindly.
+import { suspendedResourceLabel } from './suspension.js';
 import type {
   Condition,
   PipelineStatus,
@@ -209,12 +210,13 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
   const labelled = labels[LABEL_SUSPENDED] === 'true';
   if (state === 'suspended') {
     const e = entries.find((x) => x.phase === 'Suspended') as PipelineStatus;
-    const wasSuspended = before.get(e.name ?? '')?.phase === 'Suspended';
-    // The label goes on before the status says Suspended, so a missing label can only be a resume.
-    if (!wasSuspended && !labelled) setLabels[LABEL_SUSPENDED] = 'true';
-    const run = runOf.get(e.name ?? '');
-    if (wasSuspended && !labelled && run?.metadata.labels?.[LABEL_SUSPENDED] === 'true')
-      actions.push({ type: 'resumeRun', name: run.metadata.name ?? '' });
+    const s = suspendedResourceLabel({
+      wasSuspended: before.get(e.name ?? '')?.phase === 'Suspended',
+      labelled,
+      run: runOf.get(e.name ?? ''),
+    });
+    if (s.label) setLabels[LABEL_SUSPENDED] = s.label;
+    if (s.resumeRun !== undefined) actions.push({ type: 'resumeRun', name: s.resumeRun });
   } else if (labelled) setLabels[LABEL_SUSPENDED] = null;
   // The finalizers go on before a Work exists, so nothing it applies can be orphaned.
   const finalizers = wantedFinalizers(resource, promise, o.works.length > 0 || works.length > 0);

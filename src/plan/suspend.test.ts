@@ -1,6 +1,6 @@
 // The planner's suspend and retry transitions (second seed, "Suspending or Retrying a workflow").
 import type { Run, WorkflowRun } from '../api/types.js';
-import { decide } from './suspension.js';
+import { decide, suspendedResourceLabel } from './suspension.js';
 import { planWorkflowRun, type Action, type Observed } from './workflowrun.js';
 
 const T0 = Date.parse('2026-12-03T10:00:00Z');
@@ -165,5 +165,28 @@ describe('planWorkflowRun with workflow control', () => {
     const p0 = plan(run(), [s1], 100);
     const p = plan(run(), [s1, s2], 200, p0.status);
     expect(p.status).toMatchObject({ phase: 'Running', message: 'half', stepStatus: { a: '1' } });
+  });
+});
+
+describe('suspendedResourceLabel', () => {
+  const run = (labelled: boolean) => ({
+    metadata: {
+      name: 'r-p-1',
+      labels: (labelled ? { 'kruntimes.io/workflow-suspended': 'true' } : {}) as Record<string, string>,
+    },
+  });
+  it('labels the resource when its run first suspends', () => {
+    expect(suspendedResourceLabel({ wasSuspended: false, labelled: false, run: run(true) })).toEqual({
+      label: 'true',
+    });
+  });
+  it('passes a removed label on to the run as a resume', () => {
+    expect(suspendedResourceLabel({ wasSuspended: true, labelled: false, run: run(true) })).toEqual({
+      resumeRun: 'r-p-1',
+    });
+  });
+  it('does nothing while suspended and labelled, or once the run was resumed', () => {
+    expect(suspendedResourceLabel({ wasSuspended: true, labelled: true, run: run(true) })).toEqual({});
+    expect(suspendedResourceLabel({ wasSuspended: true, labelled: false, run: run(false) })).toEqual({});
   });
 });

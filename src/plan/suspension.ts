@@ -3,6 +3,7 @@
 // lives in the job's status (nextRetryAt), the resume signal is the WorkflowRun's label, so a
 // restarted or new leader decides the same way.
 import type { JobStatus, RunStatus } from '../api/types.js';
+import { LABEL_SUSPENDED } from '../labels.js';
 import { parseDuration } from '../runtime/duration.js';
 
 type Control = NonNullable<RunStatus['control']>;
@@ -41,4 +42,22 @@ export function decide(
     return { suspended: true, retryAt, message: control.message ?? `retrying after ${control.retryAfter}` };
   }
   return { suspended: true, message: control.message ?? 'suspended' };
+}
+
+/**
+ * A resource whose pipeline run is suspended (configure or delete): the suspended label goes on the
+ * resource when the run first suspends (before its status says so), so a label missing later can
+ * only be a user's resume, which is passed on to the run (its label removed).
+ */
+export function suspendedResourceLabel(s: {
+  /** The status already recorded this run as Suspended. */
+  wasSuspended: boolean;
+  /** The resource carries the suspended label now. */
+  labelled: boolean;
+  run: { metadata: { name?: string; labels?: Record<string, string> } } | undefined;
+}): { label?: 'true'; resumeRun?: string } {
+  if (!s.wasSuspended && !s.labelled) return { label: 'true' };
+  if (s.wasSuspended && !s.labelled && s.run?.metadata.labels?.[LABEL_SUSPENDED] === 'true')
+    return { resumeRun: s.run.metadata.name ?? '' };
+  return {};
 }
