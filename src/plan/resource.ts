@@ -2,6 +2,7 @@
 // Promise's API (second seed, "Configure Workflows" to "Pipeline Reconciliation"; docs/design.md §4).
 // Pure. What has run is read from the resource's status and from its pipeline WorkflowRuns' labels
 // (hash and round), so a restarted controller decides the same way and re-runs nothing blindly.
+import { workFor } from '../promise/works.js';
 import { suspendedResourceLabel } from './suspension.js';
 import type {
   Condition,
@@ -13,23 +14,18 @@ import type {
   Work,
   WorkflowRun,
 } from '../api/types.js';
-import { API_VERSION } from '../api/crds.js';
-import { controllerReference } from '../api/objects.js';
 import { condition } from '../api/objects.js';
 import {
   FINALIZER_DELETE_WORKFLOW,
   FINALIZER_WORKS_CLEANUP,
   LABEL_MANUAL_RECONCILIATION,
   LABEL_PIPELINE,
-  LABEL_PROMISE,
-  LABEL_RESOURCE_UID,
   LABEL_SUSPENDED,
   LABEL_WORKFLOW_HASH,
   LABEL_WORKFLOW_ROUND,
 } from '../labels.js';
 import { DEFAULT_RECONCILE_INTERVAL } from '../limits.js';
 import { workName } from '../names.js';
-import { parseManifests } from '../promise/documents.js';
 import type { Files } from '../promise/files.js';
 import {
   buildPipelineRun,
@@ -345,33 +341,6 @@ function startPipeline(
   const made = run as WorkflowRun;
   actions.push({ type: 'createRun', pipeline: pipeline.metadata.name, run: made });
   entries[i] = { name: entry.name, phase: 'Running', workflowRunName: made.metadata.name };
-}
-
-/** The Work of one pipeline: its objects, or why its files are not Kubernetes manifests. */
-function workFor(
-  resource: ResourceObject,
-  promise: PromiseObject,
-  pipeline: string,
-  run: WorkflowRun,
-  files: Files,
-): Work | { error: string } {
-  const parsed = parseManifests(files);
-  if ('error' in parsed) return { error: `it wrote an invalid document: ${parsed.error}` };
-  return {
-    apiVersion: API_VERSION,
-    kind: 'Work',
-    metadata: {
-      name: workName(resource.metadata.name ?? '', pipeline),
-      namespace: resource.metadata.namespace,
-      labels: {
-        [LABEL_PROMISE]: promise.metadata.name ?? '',
-        [LABEL_RESOURCE_UID]: resource.metadata.uid ?? '',
-        [LABEL_PIPELINE]: pipeline,
-      },
-      ownerReferences: [controllerReference(resource)],
-    },
-    spec: { pipeline, workflowRunName: run.metadata.name, objects: parsed.objects },
-  };
 }
 
 function resourceStatus(

@@ -1,9 +1,20 @@
 // What applying a Work means (docs/design.md §4): each object server-side applied in the Work's
 // namespace unless it names one (or is cluster-scoped), what a newer Work no longer holds pruned.
-import type { AppliedObject, Condition, WorkStatus } from '../api/types.js';
-import type { Manifest } from './documents.js';
-import { condition } from '../api/objects.js';
-import { manifestKey } from './documents.js';
+import type {
+  AppliedObject,
+  Condition,
+  PromiseObject,
+  ResourceObject,
+  Work,
+  WorkflowRun,
+  WorkStatus,
+} from '../api/types.js';
+import { API_VERSION } from '../api/crds.js';
+import { condition, controllerReference } from '../api/objects.js';
+import { LABEL_PIPELINE, LABEL_PROMISE, LABEL_RESOURCE_UID } from '../labels.js';
+import { workName } from '../names.js';
+import { manifestKey, parseManifests, type Manifest } from './documents.js';
+import type { Files } from './files.js';
 
 /** The object as applied: its namespace filled in when its kind is namespaced and it names none. */
 export function placed(o: Manifest, namespaced: boolean, workNamespace: string): Manifest {
@@ -49,5 +60,32 @@ export function workStatus(
     conditions: [
       condition(previous?.conditions, { type: 'Applied', status, reason, message }, generation, now),
     ],
+  };
+}
+
+/** The Work of one pipeline: its objects, or why its files are not Kubernetes manifests. */
+export function workFor(
+  resource: ResourceObject,
+  promise: PromiseObject,
+  pipeline: string,
+  run: WorkflowRun,
+  files: Files,
+): Work | { error: string } {
+  const parsed = parseManifests(files);
+  if ('error' in parsed) return { error: `it wrote an invalid document: ${parsed.error}` };
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Work',
+    metadata: {
+      name: workName(resource.metadata.name ?? '', pipeline),
+      namespace: resource.metadata.namespace,
+      labels: {
+        [LABEL_PROMISE]: promise.metadata.name ?? '',
+        [LABEL_RESOURCE_UID]: resource.metadata.uid ?? '',
+        [LABEL_PIPELINE]: pipeline,
+      },
+      ownerReferences: [controllerReference(resource)],
+    },
+    spec: { pipeline, workflowRunName: run.metadata.name, objects: parsed.objects },
   };
 }
