@@ -1,9 +1,11 @@
 // The runtime agent: watches Runs of the runtimes it serves, claims Pending ones by an optimistic
 // status update, executes them, reports the end, heartbeats while running, and puts back Runs whose
 // agent went silent. What matters lives in the Run's status, so a restarted agent starts from it.
+import { agentMetrics, type AgentMetrics } from './agent-metrics.js';
+import { NamespaceReads } from './namespace-reads.js';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Run, RunStatus } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { apiClient, statusCode, statusMessage } from '../src/kube/client.js';
@@ -18,13 +20,7 @@ import { Launcher, type RunningStep } from './launcher-client.js';
 import type { LogStore } from './logstore.js';
 import { ResultStore, type PendingResult } from './results.js';
 import type { Runtime } from './runtime.js';
-import {
-  LABEL_STEP_NETWORK,
-  stepLimitsFor,
-  stepNetwork,
-  type SandboxOptions,
-} from '../src/runtime/sandbox-command.js';
-import { resolveSecretEnv, secretRefs } from '../src/runtime/secrets.js';
+import { stepLimitsFor, stepNetwork, type SandboxOptions } from '../src/runtime/sandbox-command.js';
 import type { Ending } from '../src/runtime/lifecycle.js';
 
 export interface AgentOptions {
@@ -77,15 +73,14 @@ export class Agent {
   private accepting = false;
   private timers: NodeJS.Timeout[] = [];
   private readonly api: k8s.CustomObjectsApi;
-  private readonly core: k8s.CoreV1Api;
-  private readonly namespaceLabels = new Map<string, { at: number; value: string | undefined | Error }>();
+  private readonly namespaces: NamespaceReads;
   /** When (performance.now()) this agent last saw each Run change: staleness on its own clock. */
   private readonly lastChange = new Map<string, number>();
   /** Runs whose result this agent holds and is reporting: never re-queued by it. */
   private readonly reporting = new Set<string>();
   private results!: ResultStore;
   private stopping = false;
-  private readonly metrics;
+  private readonly metrics: AgentMetrics;
 
   constructor(
     kc: k8s.KubeConfig,
@@ -93,7 +88,7 @@ export class Agent {
     private readonly logs: LogStore,
   ) {
     this.api = apiClient(kc, k8s.CustomObjectsApi);
-    this.core = apiClient(kc, k8s.CoreV1Api);
+    this.namespaces = new NamespaceReads(apiClient(kc, k8s.CoreV1Api));
     this.peers = new PeerSet(opts.identity, Math.max(30_000, opts.staleMs));
     const paths = opts.namespaces.length
       ? opts.namespaces.map((ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/runs`)
@@ -101,54 +96,7 @@ export class Agent {
     this.informers = paths.map((path) => new ResilientInformer<Run>(kc, { path, resyncMs: 5 * 60_000 }));
     collectDefaultMetrics({ register: this.registry });
     informerMetrics(this.registry, () => this.informers);
-    const active = this.active;
-    this.metrics = {
-      ended: new Counter({
-        name: 'krt_runtimed_runs_total',
-        help: 'Executions ended, by phase.',
-        labelNames: ['phase'],
-        registers: [this.registry],
-      }),
-      claims: new Counter({
-        name: 'krt_runtimed_claims_total',
-        help: 'Claim attempts, by result (won; lost: another agent was first; error).',
-        labelNames: ['result'],
-        registers: [this.registry],
-      }),
-      requeued: new Counter({
-        name: 'krt_runtimed_requeued_total',
-        help: 'Runs put back to Pending, by why.',
-        labelNames: ['why'],
-        registers: [this.registry],
-      }),
-      running: new Gauge({
-        name: 'krt_runtimed_running',
-        help: 'Executions running now.',
-        registers: [this.registry],
-        collect() {
-          this.set(active.size);
-        },
-      }),
-    };
-  }
-
-  /**
-   * The namespace's step-network label, read at most every 10 s per namespace (a cache, not state:
-   * a restart reads it again); the error when it cannot be read.
-   */
-  private async namespaceNetwork(namespace: string): Promise<string | undefined | Error> {
-    const hit = this.namespaceLabels.get(namespace);
-    if (hit && Date.now() - hit.at < 10_000) return hit.value;
-    let value: string | undefined | Error;
-    try {
-      const ns = await this.core.readNamespace({ name: namespace });
-      value = ns.metadata?.labels?.[LABEL_STEP_NETWORK];
-    } catch (e) {
-      log.warn({ namespace, err: statusMessage(e) }, 'cannot read the namespace: its steps get no network');
-      value = new Error(statusMessage(e));
-    }
-    this.namespaceLabels.set(namespace, { at: Date.now(), value });
-    return value;
+    this.metrics = agentMetrics(this.registry, () => this.active.size);
   }
 
   /** Executions of this identity: one folder each, so a restart finds what it left behind. */
@@ -404,13 +352,13 @@ export class Agent {
           ...this.opts.sandbox,
           network: stepNetwork(
             this.opts.sandbox.network,
-            await this.namespaceNetwork(r.metadata.namespace ?? ''),
+            await this.namespaces.network(r.metadata.namespace ?? ''),
           ),
         }
       : undefined;
     const logFile = this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
     const limits = sandbox ? stepLimitsFor(sandbox.limits, claimed.spec.limits) : undefined;
-    const secrets = await this.secretEnv(claimed);
+    const secrets = await this.namespaces.secretEnv(claimed);
     const exec =
       'error' in secrets
         ? notStarted({ secretError: secrets.error })
@@ -463,31 +411,6 @@ export class Agent {
     } finally {
       this.active.delete(k);
       this.fill();
-    }
-  }
-
-  /**
-   * The step's variables from Secrets of its namespace, read now and never written to the API. A
-   * Secret this agent may not read fails the step like a missing one, with the API server's words.
-   */
-  private async secretEnv(r: Run): Promise<{ values: Record<string, string> } | { error: string }> {
-    const refs = secretRefs(r);
-    if (refs.length === 0) return { values: {} };
-    const namespace = r.metadata.namespace ?? '';
-    try {
-      return await resolveSecretEnv(refs, async (name) => {
-        try {
-          const s = await retryTransient(() => this.core.readNamespacedSecret({ name, namespace }), {
-            deadlineMs: 5000,
-          });
-          return s.data ?? {};
-        } catch (e) {
-          if (statusCode(e) === 404) return undefined;
-          throw new Error(`secret "${name}": ${statusMessage(e)}`, { cause: e });
-        }
-      });
-    } catch (e) {
-      return { error: e instanceof Error ? e.message : String(e) };
     }
   }
 

@@ -1,0 +1,60 @@
+// What runtimed reads of a Run's namespace when it starts a step: the step-network label of the
+// namespace (cached for 10 s) and the Secrets of the step's secretEnv (read each time, never
+// written anywhere). Both with runtimed's own rights in the namespaces it serves.
+import type * as k8s from '@kubernetes/client-node';
+import type { Run } from '../src/api/types.js';
+import { statusCode, statusMessage } from '../src/kube/client.js';
+import { retryTransient } from '../src/kube/retry.js';
+import { LABEL_STEP_NETWORK } from '../src/runtime/sandbox-command.js';
+import { resolveSecretEnv, secretRefs } from '../src/runtime/secrets.js';
+import { log } from '../src/telemetry/log.js';
+
+export class NamespaceReads {
+  private readonly labels = new Map<string, { at: number; value: string | undefined | Error }>();
+
+  constructor(private readonly core: k8s.CoreV1Api) {}
+
+  /**
+   * The namespace's step-network label, read at most every 10 s per namespace (a cache, not state:
+   * a restart reads it again); the error when it cannot be read.
+   */
+  async network(namespace: string): Promise<string | undefined | Error> {
+    const hit = this.labels.get(namespace);
+    if (hit && Date.now() - hit.at < 10_000) return hit.value;
+    let value: string | undefined | Error;
+    try {
+      const ns = await this.core.readNamespace({ name: namespace });
+      value = ns.metadata?.labels?.[LABEL_STEP_NETWORK];
+    } catch (e) {
+      log.warn({ namespace, err: statusMessage(e) }, 'cannot read the namespace: its steps get no network');
+      value = new Error(statusMessage(e));
+    }
+    this.labels.set(namespace, { at: Date.now(), value });
+    return value;
+  }
+
+  /**
+   * The step's variables from Secrets of its namespace, read now and never written to the API. A
+   * Secret this agent may not read fails the step like a missing one, with the API server's words.
+   */
+  async secretEnv(r: Run): Promise<{ values: Record<string, string> } | { error: string }> {
+    const refs = secretRefs(r);
+    if (refs.length === 0) return { values: {} };
+    const namespace = r.metadata.namespace ?? '';
+    try {
+      return await resolveSecretEnv(refs, async (name) => {
+        try {
+          const s = await retryTransient(() => this.core.readNamespacedSecret({ name, namespace }), {
+            deadlineMs: 5000,
+          });
+          return s.data ?? {};
+        } catch (e) {
+          if (statusCode(e) === 404) return undefined;
+          throw new Error(`secret "${name}": ${statusMessage(e)}`, { cause: e });
+        }
+      });
+    } catch (e) {
+      return { error: e instanceof Error ? e.message : String(e) };
+    }
+  }
+}
