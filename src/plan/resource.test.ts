@@ -234,7 +234,7 @@ describe('planResourceWorkflow', () => {
       message: 'waiting for approval',
     });
     expect(p2.status.conditions?.find((c) => c.type === 'Reconciled')).toMatchObject({
-      status: 'False',
+      status: 'Unknown',
       reason: 'WorkflowSuspended',
     });
     expect(creates(p2.actions)).toHaveLength(0);

@@ -401,7 +401,8 @@ function resourceStatus(
     state === 'succeeded'
       ? cond('Reconciled', 'True', 'Reconciled', 'the configure workflow succeeded')
       : state === 'suspended'
-        ? cond('Reconciled', 'False', 'WorkflowSuspended', message)
+        ? // Unknown, as Kratix says it: a suspended workflow has not failed, it waits.
+          cond('Reconciled', 'Unknown', 'WorkflowSuspended', message)
         : state === 'failed'
           ? cond('Reconciled', 'False', 'WorkflowFailed', message)
           : cond('Reconciled', 'Unknown', 'WorkflowRunning', message);

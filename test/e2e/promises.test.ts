@@ -146,7 +146,7 @@ describe('configure workflows', () => {
       message: 'needs approval',
     });
     expect(held.status?.conditions?.find((x) => x.type === 'Reconciled')).toMatchObject({
-      status: 'False',
+      status: 'Unknown',
       reason: 'WorkflowSuspended',
     });
     expect(j.lines()).toEqual(['first 1', 'second 1']);
