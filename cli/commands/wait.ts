@@ -7,9 +7,12 @@ import { workflowRunEnded } from '../../src/api/phases.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
 import { UsageError, type Connection } from '../connect.js';
 import { jobsInOrder, progressLine } from '../tree.js';
-import { treeOf } from './fetch.js';
+import { loadTree, treeOf } from './fetch.js';
 
 export async function waitForRun(c: Connection, name: string): Promise<number> {
+  // One read first: a run that is not there, or a user who may not list Runs, gets the API
+  // server's answer at once instead of a cache that keeps retrying.
+  await loadTree(c, name);
   const base = `/apis/kruntimes.io/v1alpha1/namespaces/${c.namespace}`;
   const runs = new ResilientInformer<WorkflowRun>(c.clients.kc, { path: `${base}/workflowruns` });
   const steps = new ResilientInformer<Run>(c.clients.kc, { path: `${base}/runs` });
