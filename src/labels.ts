@@ -19,6 +19,8 @@ export const ANNOTATION_AGENT_LOG_URL = 'kruntimes.io/log-url';
 export const LABEL_SUSPENDED = 'kruntimes.io/workflow-suspended';
 /** On a resource of a Promise's API: set to "true" to run its configure workflow again. */
 export const LABEL_MANUAL_RECONCILIATION = 'kruntimes.io/manual-reconciliation';
+/** On a resource: "true" pauses its reconciliation (Kratix: kratix.io/paused); a running pipeline goes on. */
+export const LABEL_PAUSED = 'kruntimes.io/paused';
 /** On what a Promise makes (its CRD, pipeline WorkflowRuns, Works): the Promise's name. */
 export const LABEL_PROMISE = 'kruntimes.io/promise';
 /** On a pipeline WorkflowRun and a Work: the resource they were made for. */

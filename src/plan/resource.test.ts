@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import type { Pipeline, PromiseObject, ResourceObject, Workflow, WorkflowRun } from '../api/types.js';
 import {
   LABEL_MANUAL_RECONCILIATION,
+  LABEL_PAUSED,
   LABEL_PIPELINE,
   LABEL_SUSPENDED,
   LABEL_WORKFLOW_HASH,
@@ -440,5 +441,54 @@ describe('planResourceWorkflow', () => {
     );
     const kinds = first.actions.map((a) => a.type);
     expect(kinds.indexOf('setFinalizers')).toBeLessThan(kinds.indexOf('writeWork'));
+  });
+});
+
+describe('the paused label', () => {
+  const paused = (r: ResourceObject, on: boolean): ResourceObject => ({
+    ...r,
+    metadata: { ...r.metadata, labels: on ? { [LABEL_PAUSED]: 'true' } : {} },
+  });
+  const pausedCondition = (p: ReturnType<typeof planResourceWorkflow>) =>
+    p.status.conditions?.find((c) => c.type === 'Paused');
+
+  it('starts nothing for a paused resource, and says why; without the label it starts', () => {
+    const p = planResourceWorkflow(observe({ resource: paused(resource(), true) }));
+    expect(creates(p.actions)).toHaveLength(0);
+    expect(pausedCondition(p)).toMatchObject({ status: 'True', reason: 'PausedByLabel' });
+    const resumed = planResourceWorkflow(observe({ resource: paused(applied(resource(), p), false) }));
+    expect(creates(resumed.actions).map((c) => c.pipeline)).toEqual(['a']);
+    expect(pausedCondition(resumed)).toBeUndefined();
+  });
+
+  it('lets a running pipeline finish but starts neither the next pipeline nor its Work, until unpaused', () => {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Succeeded');
+    const p2 = planResourceWorkflow(observe({ resource: paused(r, true), runs: [a] }));
+    expect(creates(p2.actions)).toHaveLength(0);
+    expect(p2.actions.filter((x) => x.type === 'writeWork' || x.type === 'cancelRun')).toEqual([]);
+    expect(p2.status.kruntimes?.workflows?.pipelines?.[0]).toMatchObject({ name: 'a', phase: 'Succeeded' });
+    r = applied(paused(r, true), p2);
+    const p3 = planResourceWorkflow(observe({ resource: paused(r, false), runs: [a] }));
+    expect(creates(p3.actions).map((c) => c.pipeline)).toEqual(['b']);
+  });
+
+  it('starts no new round on a spec change while paused', () => {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Succeeded');
+    const p2 = planResourceWorkflow(observe({ resource: r, runs: [a] }));
+    r = applied(r, p2);
+    const b = ran(creates(p2.actions)[0]?.run as WorkflowRun, 'Succeeded');
+    const done = planResourceWorkflow(observe({ resource: r, runs: [a, b] }));
+    r = { ...applied(r, done), spec: { size: 'large' }, metadata: { ...r.metadata, generation: 2 } };
+    const held = planResourceWorkflow(observe({ resource: paused(r, true), runs: [a, b] }));
+    expect(creates(held.actions)).toHaveLength(0);
+    expect(held.requeueAfter).toBeUndefined();
+    const resumed = planResourceWorkflow(observe({ resource: paused(r, false), runs: [a, b] }));
+    expect(creates(resumed.actions)[0]?.run.metadata.labels?.[LABEL_WORKFLOW_ROUND]).toBe('2');
   });
 });

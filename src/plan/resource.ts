@@ -19,6 +19,7 @@ import {
   FINALIZER_DELETE_WORKFLOW,
   FINALIZER_WORKS_CLEANUP,
   LABEL_MANUAL_RECONCILIATION,
+  LABEL_PAUSED,
   LABEL_PIPELINE,
   LABEL_SUSPENDED,
   LABEL_WORKFLOW_HASH,
@@ -126,6 +127,8 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
   const recorded: ResourceWorkflows = prev.kruntimes?.workflows ?? {};
   const labels = resource.metadata.labels ?? {};
   const manual = labels[LABEL_MANUAL_RECONCILIATION] === 'true';
+  // Paused: nothing new starts (no round, no next pipeline, no resume, no Work); what runs goes on.
+  const paused = labels[LABEL_PAUSED] === 'true';
   const actions: ResourceAction[] = [];
   const setLabels: Record<string, string | null> = {};
 
@@ -181,7 +184,7 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
 
   // A new reconciliation while a pipeline runs waits for it to end (once, however many came).
   const active = state === 'running' && entries.some((e) => e.phase === 'Running');
-  if (trigger && !active) {
+  if (trigger && !active && !paused) {
     // A new reconciliation while suspended starts from the beginning: the suspended run ends.
     for (const e of entries)
       if (e.phase === 'Suspended' && e.workflowRunName && !runOf.get(e.name ?? '')?.spec.cancelRequested)
@@ -193,7 +196,7 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
     startPipeline(o, 0, next, hash, entries, new Map(), actions);
     if (manual) setLabels[LABEL_MANUAL_RECONCILIATION] = null;
     state = stateOf(next, entries);
-  } else if (state === 'running') {
+  } else if (state === 'running' && !paused) {
     // The first pipeline not yet Succeeded starts once every earlier one has; one recorded as
     // started whose run the cache does not show yet is created again (its name is deterministic).
     const i = entries.findIndex((e) => e.phase !== 'Succeeded');
@@ -212,13 +215,13 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
       run: runOf.get(e.name ?? ''),
     });
     if (s.label) setLabels[LABEL_SUSPENDED] = s.label;
-    if (s.resumeRun !== undefined) actions.push({ type: 'resumeRun', name: s.resumeRun });
+    if (s.resumeRun !== undefined && !paused) actions.push({ type: 'resumeRun', name: s.resumeRun });
   } else if (labelled) setLabels[LABEL_SUSPENDED] = null;
   // The finalizers go on before a Work exists, so nothing it applies can be orphaned.
   const finalizers = wantedFinalizers(resource, promise, o.works.length > 0 || works.length > 0);
   if (finalizers) actions.unshift({ type: 'setFinalizers', finalizers });
   if (Object.keys(setLabels).length > 0) actions.unshift({ type: 'setLabels', labels: setLabels });
-  actions.push(...works);
+  if (!paused) actions.push(...works);
 
   workflows.phase = phaseText(state);
   workflows.pipelines = entries;
@@ -227,10 +230,10 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
   if (ended) workflows.completedAt = sameEnd && recorded.completedAt ? recorded.completedAt : now;
   else delete workflows.completedAt;
 
-  const status = resourceStatus(o, state, workflows, observedGeneration, trigger && active);
+  const status = resourceStatus(o, state, workflows, observedGeneration, trigger && active, paused);
   announce(recorded, workflows, actions);
   const plan: ResourcePlan = { status: JSON.parse(JSON.stringify(status)) as ResourceStatus, actions };
-  if (ended && pipelines.length > 0) {
+  if (ended && pipelines.length > 0 && !paused) {
     const at = Date.parse(workflows.completedAt ?? now) + interval - o.now.getTime();
     plan.requeueAfter = Math.min(Math.max(0, at), DAY_MS);
   }
@@ -349,6 +352,7 @@ function resourceStatus(
   workflows: ResourceWorkflows,
   observedGeneration: number | undefined,
   waiting: boolean,
+  paused: boolean,
 ): ResourceStatus {
   const prev = o.resource.status ?? {};
   const now = o.now.toISOString();
@@ -420,6 +424,16 @@ function resourceStatus(
   out.kruntimes = { workflows };
   out.message = message;
   out.conditions = [configure, reconciled, works, ready];
+  // Shown only while it holds: the label says why nothing new starts.
+  if (paused)
+    out.conditions.push(
+      cond(
+        'Paused',
+        'True',
+        'PausedByLabel',
+        `reconciliation is paused by the label ${LABEL_PAUSED}: a running pipeline goes on, nothing new starts`,
+      ),
+    );
   if (observedGeneration !== undefined) out.observedGeneration = observedGeneration;
   return out;
 }

@@ -4,7 +4,12 @@
 // channel), so the test sees which pipeline ran, for which generation, how often.
 import type { Work, WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
-import { LABEL_MANUAL_RECONCILIATION, LABEL_SUSPENDED } from '../../src/labels.js';
+import {
+  LABEL_MANUAL_RECONCILIATION,
+  LABEL_PAUSED,
+  LABEL_RESOURCE_UID,
+  LABEL_SUSPENDED,
+} from '../../src/labels.js';
 import { eventually, type TestCluster } from '../harness/cluster.js';
 import { controllerPid, isLeader, startController } from '../harness/controller.js';
 import { kubectl } from '../harness/kubectl.js';
@@ -86,6 +91,24 @@ describe('configure workflows', () => {
     expect(list.stdout).toMatch(
       new RegExp(`${api.promise}\\s+${api.kind}\\s+test.kruntimes.dev/v1\\s+True\\s+1/1`),
     );
+  });
+
+  it('the paused label holds a resource: nothing runs while it is set, the workflow runs once it goes', async () => {
+    const { j, r } = await setUp({ first: 'true' });
+    await r.create('held', { size: 'small' }, { [LABEL_PAUSED]: 'true' });
+    const paused = await r.condition('held', 'Paused', 'True');
+    expect(paused.status?.conditions?.find((x) => x.type === 'Paused')?.reason).toBe('PausedByLabel');
+    // The controller has reconciled it (the condition is its word) and started nothing.
+    const runs = (await c.admin.custom.listNamespacedCustomObject({
+      ...crd('workflowruns', c.namespace),
+      labelSelector: `${LABEL_RESOURCE_UID}=${paused.metadata.uid}`,
+    })) as { items: WorkflowRun[] };
+    expect(runs.items).toEqual([]);
+    expect(j.lines()).toEqual([]);
+    await r.patch('held', { metadata: { labels: { [LABEL_PAUSED]: null } } });
+    const done = await r.workflow('held', 'Succeeded');
+    expect(j.lines()).toEqual(['first 1']);
+    expect(done.status?.conditions?.some((x) => x.type === 'Paused')).toBe(false);
   });
 
   it('a failed pipeline halts the workflow; manual reconciliation reruns from the start and drops the label', async () => {
