@@ -9,7 +9,11 @@ import { isTransient } from '../src/kube/retry.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { rawJson, serverSideApply } from '../src/kube/raw.js';
-import { FINALIZER_PROMISE_RESOURCES } from '../src/labels.js';
+import {
+  FINALIZER_PROMISE_RESOURCES,
+  LABEL_MANUAL_RECONCILIATION,
+  LABEL_RECONCILE_RESOURCES,
+} from '../src/labels.js';
 import { formatFieldError } from '../src/fielderror.js';
 import { installableCrd, resourceApi, resourceApiErrors, type ResourceApi } from '../src/promise/api.js';
 import { workflowHash } from '../src/promise/pipeline.js';
@@ -162,6 +166,56 @@ async function teardown(
   return promiseStatus(promise, 'False', 'Deleting', `deleting the API ${crdName}`, now, api);
 }
 
+/**
+ * The Promise's reconcile-resources label: every resource of its API gets the manual-reconciliation
+ * label (its configure workflow runs again, as a user's label would make it), then the Promise's
+ * label goes. Labelling a resource twice changes nothing, so a crash in between loses nothing.
+ */
+async function reconcileAll(
+  promise: PromiseObject,
+  api: ResourceApi,
+  resources: ResourceObject[],
+  deps: PromiseDeps,
+): Promise<void> {
+  const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+  for (const r of resources) {
+    if (r.metadata.deletionTimestamp || r.metadata.labels?.[LABEL_MANUAL_RECONCILIATION] === 'true') continue;
+    deps.writes?.inc({ verb: 'patch', resource: api.plural });
+    await deps.custom
+      .patchNamespacedCustomObject(
+        {
+          group: api.group,
+          version: api.version,
+          plural: api.plural,
+          namespace: r.metadata.namespace ?? '',
+          name: r.metadata.name ?? '',
+          body: { metadata: { labels: { [LABEL_MANUAL_RECONCILIATION]: 'true' } } },
+        },
+        merge,
+      )
+      .catch((e: unknown) => {
+        if (statusCode(e) !== 404) throw e;
+      });
+  }
+  deps.writes?.inc({ verb: 'patch', resource: 'promises' });
+  await deps.custom.patchClusterCustomObject(
+    {
+      group: GROUP,
+      version: VERSION,
+      plural: 'promises',
+      name: promise.metadata.name ?? '',
+      body: { metadata: { labels: { [LABEL_RECONCILE_RESOURCES]: null } } },
+    },
+    merge,
+  );
+  deps.events.record(
+    promise,
+    'Normal',
+    'ResourcesReconciling',
+    `the configure workflow of ${resources.length} resource(s) runs again (label ${LABEL_RECONCILE_RESOURCES})`,
+  );
+}
+
 async function setFinalizers(promise: PromiseObject, finalizers: string[], deps: PromiseDeps): Promise<void> {
   deps.writes?.inc({ verb: 'patch', resource: 'promises' });
   await deps.custom.patchClusterCustomObject(
@@ -215,6 +269,8 @@ async function install(
       api,
     );
   const resources = (await deps.serve(promise.metadata.name ?? '', api)).list();
+  if (promise.metadata.labels?.[LABEL_RECONCILE_RESOURCES] === 'true')
+    await reconcileAll(promise, api, resources, deps);
   const configured = resources.filter((r) => {
     const w = r.status?.kruntimes?.workflows;
     return w?.phase === 'Succeeded' && w.hash === workflowHash(r, promise);

@@ -21,6 +21,8 @@ export const LABEL_SUSPENDED = 'kruntimes.io/workflow-suspended';
 export const LABEL_MANUAL_RECONCILIATION = 'kruntimes.io/manual-reconciliation';
 /** On a resource: "true" pauses its reconciliation (Kratix: kratix.io/paused); a running pipeline goes on. */
 export const LABEL_PAUSED = 'kruntimes.io/paused';
+/** On a Promise: "true" runs the configure workflow of every resource again (Kratix: kratix.io/reconcile-resources). */
+export const LABEL_RECONCILE_RESOURCES = 'kruntimes.io/reconcile-resources';
 /** On what a Promise makes (its CRD, pipeline WorkflowRuns, Works): the Promise's name. */
 export const LABEL_PROMISE = 'kruntimes.io/promise';
 /** On a pipeline WorkflowRun and a Work: the resource they were made for. */

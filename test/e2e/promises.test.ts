@@ -7,6 +7,7 @@ import { crd } from '../../src/kube/client.js';
 import {
   LABEL_MANUAL_RECONCILIATION,
   LABEL_PAUSED,
+  LABEL_RECONCILE_RESOURCES,
   LABEL_RESOURCE_UID,
   LABEL_SUSPENDED,
 } from '../../src/labels.js';
@@ -109,6 +110,26 @@ describe('configure workflows', () => {
     const done = await r.workflow('held', 'Succeeded');
     expect(j.lines()).toEqual(['first 1']);
     expect(done.status?.conditions?.some((x) => x.type === 'Paused')).toBe(false);
+  });
+
+  it("the reconcile-resources label on a Promise runs every resource's configure workflow again, then goes", async () => {
+    const { api, j, r } = await setUp({ first: 'true' });
+    await r.create('x1', { size: 'small' });
+    await r.create('x2', { size: 'small' });
+    await r.workflow('x1', 'Succeeded');
+    await r.workflow('x2', 'Succeeded');
+    expect(kubectl(['label', 'promise', api.promise, `${LABEL_RECONCILE_RESOURCES}=true`]).status).toBe(0);
+    await r.workflow('x1', 'Succeeded', 2);
+    await r.workflow('x2', 'Succeeded', 2);
+    expect(j.lines()).toEqual(['first 1', 'first 1', 'first 1', 'first 1']);
+    await eventually(
+      async () =>
+        kubectl(['get', 'promise', api.promise, '-o', 'jsonpath={.metadata.labels}']).stdout.includes(
+          LABEL_RECONCILE_RESOURCES,
+        ) === false,
+      30_000,
+      'the label to be removed from the Promise',
+    );
   });
 
   it('a failed pipeline halts the workflow; manual reconciliation reruns from the start and drops the label', async () => {
