@@ -1,8 +1,6 @@
 // The cluster connection of a krt command: KUBECONFIG (or --kubeconfig) and the namespace.
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { loadKubeConfig, makeClients, type Clients } from '../src/kube/client.js';
+import { kubeconfigFiles } from '../src/kube/kubeconfig.js';
 
 /** An error that is the user's to fix: printed as one line, exit code 2. */
 export class UsageError extends Error {}
@@ -13,16 +11,17 @@ export interface Connection {
 }
 
 export function connect(opts: { namespace?: string; kubeconfig?: string; context?: string }): Connection {
-  const path = opts.kubeconfig || process.env.KUBECONFIG;
-  // client-node falls back to http://localhost:8080 when it finds nothing, which reads as a TLS
-  // error; say what is missing instead.
-  if (!path && !process.env.KUBERNETES_SERVICE_HOST && !existsSync(join(homedir(), '.kube', 'config')))
-    throw new UsageError('no kubeconfig: set KUBECONFIG or pass --kubeconfig');
+  const path = opts.kubeconfig || undefined;
   let kc;
   try {
+    // client-node falls back to http://localhost:8080 when it finds nothing, which reads as a TLS
+    // error; say what is missing instead. The files are found as loading finds them.
+    if (kubeconfigFiles({ ...(path ? { path } : {}) }).length === 0 && !process.env.KUBERNETES_SERVICE_HOST)
+      throw new UsageError('no kubeconfig: set KUBECONFIG or pass --kubeconfig');
     // As kubectl: --kubeconfig is one file; KUBECONFIG may list several, merged.
-    kc = loadKubeConfig(opts.kubeconfig || undefined, opts.context);
+    kc = loadKubeConfig(path, opts.context);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`cannot load a kubeconfig: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (!kc.getCurrentCluster()) throw new UsageError('no kubeconfig: set KUBECONFIG or pass --kubeconfig');

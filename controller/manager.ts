@@ -7,6 +7,7 @@
 //   promise      for Promises; owns their CRDs; starts and stops one resources/<promise> controller
 //                per Promise (for its API's resources; owns their pipeline WorkflowRuns and Works)
 //   work         for Works: applies their objects (server-side apply) and prunes dropped ones
+import { crdSummary } from '../src/promise/ownership.js';
 import type http from 'node:http';
 import * as k8s from '@kubernetes/client-node';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
@@ -15,13 +16,7 @@ import { apiClient } from '../src/kube/client.js';
 import { defineController, keyOf } from '../src/kube/controller/controller.js';
 import { ControllerManager } from '../src/kube/controller/manager.js';
 import type { LeaderOptions } from '../src/kube/leader.js';
-import {
-  LABEL_AGENT,
-  LABEL_PARENT_UID,
-  LABEL_PROMISE,
-  LABEL_RESOURCE_UID,
-  LABEL_WORKFLOWRUN_UID,
-} from '../src/labels.js';
+import { LABEL_AGENT, LABEL_PARENT_UID, LABEL_RESOURCE_UID, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { DEFAULT_TTL_SECONDS } from '../src/limits.js';
 import {
   AGENT_LEASE_NAMESPACE,
@@ -173,7 +168,7 @@ export class Manager {
     const works = m.informer<Work>({ path: `${API}/works`, indexLabels: [LABEL_RESOURCE_UID] });
     const crds = m.informer<Crd>({
       path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-      labelSelector: LABEL_PROMISE,
+      transform: crdSummary,
     });
     const authz = apiClient(this.kc, k8s.AuthorizationV1Api);
     const served = new Map<string, { path: string; informer: ResilientInformer<ResourceObject> }>();

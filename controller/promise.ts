@@ -197,17 +197,7 @@ async function reconcileAll(
         if (statusCode(e) !== 404) throw e;
       });
   }
-  deps.writes?.inc({ verb: 'patch', resource: 'promises' });
-  await deps.custom.patchClusterCustomObject(
-    {
-      group: GROUP,
-      version: VERSION,
-      plural: 'promises',
-      name: promise.metadata.name ?? '',
-      body: { metadata: { labels: { [LABEL_RECONCILE_RESOURCES]: null } } },
-    },
-    merge,
-  );
+  await patchMetadata(promise, { labels: { [LABEL_RECONCILE_RESOURCES]: null } }, deps);
   deps.events.record(
     promise,
     'Normal',
@@ -216,7 +206,12 @@ async function reconcileAll(
   );
 }
 
-async function setFinalizers(promise: PromiseObject, finalizers: string[], deps: PromiseDeps): Promise<void> {
+function setFinalizers(promise: PromiseObject, finalizers: string[], deps: PromiseDeps): Promise<void> {
+  return patchMetadata(promise, { finalizers, resourceVersion: promise.metadata.resourceVersion }, deps);
+}
+
+/** A merge patch of the Promise's metadata (its labels, its finalizers). */
+async function patchMetadata(promise: PromiseObject, metadata: object, deps: PromiseDeps): Promise<void> {
   deps.writes?.inc({ verb: 'patch', resource: 'promises' });
   await deps.custom.patchClusterCustomObject(
     {
@@ -224,7 +219,7 @@ async function setFinalizers(promise: PromiseObject, finalizers: string[], deps:
       version: VERSION,
       plural: 'promises',
       name: promise.metadata.name ?? '',
-      body: { metadata: { finalizers, resourceVersion: promise.metadata.resourceVersion } },
+      body: { metadata },
     },
     k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
   );

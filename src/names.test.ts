@@ -4,6 +4,7 @@ import {
   childWorkflowRunName,
   isDns1123Subdomain,
   runName,
+  serviceAccountUser,
   sha256Hex,
   snapshotName,
 } from './names.js';
@@ -77,5 +78,11 @@ describe('names', () => {
     for (const ok of ['a', 'a-b', 'a.b', '0a']) expect(isDns1123Subdomain(ok)).toBe(true);
     for (const bad of ['', 'A', '-a', 'a-', 'a..b', 'a_b', 'a'.repeat(254)])
       expect(isDns1123Subdomain(bad)).toBe(false);
+  });
+});
+
+describe('serviceAccountUser', () => {
+  it('names a service account as the API server does', () => {
+    expect(serviceAccountUser('a', 'b')).toBe('system:serviceaccount:a:b');
   });
 });

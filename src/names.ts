@@ -70,3 +70,7 @@ export function pipelineRunName(
 export function workName(resource: string, pipeline: string): string {
   return boundedName(`${resource}-${pipeline}`);
 }
+
+/** A service account as the API server names its user. */
+export const serviceAccountUser = (namespace: string, name: string) =>
+  `system:serviceaccount:${namespace}:${name}`;

@@ -11,7 +11,7 @@ import { LABEL_AGENT } from '../src/labels.js';
 import { servedUntilByLeases, type LeaseLike } from '../src/runtime/agents.js';
 import { installNamespace } from '../src/kube/namespace.js';
 import { loadKubeConfig } from '../src/kube/client.js';
-import type { CrdMeta } from '../src/promise/ownership.js';
+import { crdSummary, type CrdMeta } from '../src/promise/ownership.js';
 import { log } from '../src/telemetry/log.js';
 import { runCreatorsIn } from '../src/validate/run.js';
 import { runtimedUsersIn } from '../src/validate/run-status.js';
@@ -85,17 +85,10 @@ const agents = new ResilientInformer<KubeObject & LeaseLike>(kc, {
   path: `/apis/coordination.k8s.io/v1/namespaces/${flags['agent-namespace']}/leases`,
   labelSelector: LABEL_AGENT,
 });
-// Only for a warning too: which CRDs exist and who owns them (nothing else of them is kept).
+// Only for a warning too: which CRDs exist and who owns them (crdSummary: not their schemas).
 const crds = new ResilientInformer<KubeObject & CrdMeta>(kc, {
   path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-  transform: (o: KubeObject & CrdMeta) => ({
-    metadata: {
-      name: o.metadata.name,
-      uid: o.metadata.uid,
-      ownerReferences: o.metadata.ownerReferences,
-      managedFields: o.metadata.managedFields?.map((f) => ({ manager: f.manager })),
-    },
-  }),
+  transform: crdSummary,
 });
 informerMetrics(registry, () => [workflows, agents, crds]);
 const list = (v: string | undefined, fallback: string[]) =>

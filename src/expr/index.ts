@@ -8,6 +8,7 @@ export { evaluate, stringify, type Contexts, type Value, type ContextName } from
 export { parseExpression, type Expr } from './parser.js';
 export { referencesOf, classifyReference, type Reference, type RawReference } from './references.js';
 export { parseTemplate, renderTemplate, renderPartial, hasExpressions, printExpr } from './template.js';
+export type { PlacerFor, Segment } from './template.js';
 
 export interface TemplateAnalysis {
   references: Reference[];

@@ -37,12 +37,17 @@ export function hasExpressions(source: string): boolean {
  */
 export type Placer = (value: string, hole: number, before: string) => string;
 
+/** Makes the Placer of a template from its parsed segments (so it is parsed once). */
+export type PlacerFor = (segments: Segment[]) => Placer;
+
 /** Renders every placeholder; throws ExprError on a parse error or a missing reference. */
-export function renderTemplate(source: string, contexts: Contexts, place?: Placer): string {
+export function renderTemplate(source: string, contexts: Contexts, placeFor?: PlacerFor): string {
   if (!hasExpressions(source)) return source;
+  const segments = parseTemplate(source);
+  const place = placeFor?.(segments);
   let out = '';
   let hole = 0;
-  for (const s of parseTemplate(source)) {
+  for (const s of segments) {
     if (s.kind === 'text') out += s.text;
     else {
       const value = stringify(evaluate(s.expr, contexts, source));
@@ -62,12 +67,14 @@ export function renderPartial(
   source: string,
   contexts: Contexts,
   only: readonly ContextName[],
-  place?: Placer,
+  placeFor?: PlacerFor,
 ): string {
   if (!hasExpressions(source)) return source;
+  const segments = parseTemplate(source);
+  const place = placeFor?.(segments);
   let out = '';
   let hole = 0;
-  for (const s of parseTemplate(source)) {
+  for (const s of segments) {
     if (s.kind === 'text') out += s.text;
     else {
       const refs = referencesOf(s.expr);

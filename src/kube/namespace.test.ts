@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { installNamespace, serviceAccountUser } from './namespace.js';
+import { installNamespace } from './namespace.js';
 
 describe('installNamespace', () => {
   const none = () => {
@@ -13,8 +13,5 @@ describe('installNamespace', () => {
   });
   it('else kruntimes-system', () => {
     expect(installNamespace({}, none)).toBe('kruntimes-system');
-  });
-  it('names service accounts as the API server does', () => {
-    expect(serviceAccountUser('a', 'b')).toBe('system:serviceaccount:a:b');
   });
 });

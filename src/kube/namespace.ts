@@ -19,7 +19,3 @@ export function installNamespace(
   }
   return DEFAULT_INSTALL_NAMESPACE;
 }
-
-/** A service account of the install, as the API server names its user. */
-export const serviceAccountUser = (namespace: string, name: string) =>
-  `system:serviceaccount:${namespace}:${name}`;

@@ -30,3 +30,36 @@ export function crdConflict(crdName: string, crd: CrdMeta): string {
       : 'no Promise';
   return `the API ${crdName} exists and belongs to ${who}: it is left as it is and nothing is applied`;
 }
+
+/**
+ * What a cache of CRDs keeps of each (webhook and controller alike): who owns it and whether it is
+ * served, not its schemas, which are most of a CRD's bytes. Every CRD is seen, so another's API is
+ * found in the cache rather than by a refused create.
+ */
+export function crdSummary(o: {
+  metadata: CrdMeta['metadata'] & {
+    name?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: unknown;
+  };
+  status?: { conditions?: { type: string; status: string; message?: string }[] };
+}) {
+  const m = o.metadata;
+  return {
+    metadata: {
+      name: m.name,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      labels: m.labels,
+      annotations: m.annotations,
+      ownerReferences: m.ownerReferences,
+      deletionTimestamp: m.deletionTimestamp,
+      managedFields: m.managedFields?.map((f) => ({ manager: f.manager })),
+    },
+    status: {
+      conditions: o.status?.conditions?.map(({ type, status, message }) => ({ type, status, message })),
+    },
+  };
+}

@@ -3,6 +3,7 @@
 // back to Pending once its holder has sent no heartbeat for the stale period. Agents share one
 // service account, so an agent is told apart by the Pod its token is bound to (the API server puts
 // the Pod's name into the user's extra, as runtimed takes its Pod's name for its identity).
+import { serviceAccountUser } from '../names.js';
 import type { Run } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isClaimable, isStale } from '../runtime/lifecycle.js';
@@ -11,9 +12,7 @@ import { isClaimable, isStale } from '../runtime/lifecycle.js';
 export const AGENT_EXTRA = 'authentication.kubernetes.io/pod-name';
 
 /** The service account runtimed runs as in an install's namespace. */
-export const runtimedUsersIn = (namespace: string) => [
-  `system:serviceaccount:${namespace}:kruntimes-runtimed`,
-];
+export const runtimedUsersIn = (namespace: string) => [serviceAccountUser(namespace, 'kruntimes-runtimed')];
 
 /** Unless configured otherwise: the install in kruntimes-system. */
 export const DEFAULT_RUNTIMED_USERS = runtimedUsersIn('kruntimes-system');

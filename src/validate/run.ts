@@ -1,5 +1,6 @@
 // Validation of a Run, and who may create one: only the controller and admins, so that a user
 // cannot inject a Run into another WorkflowRun (issue "Admission webhook").
+import { serviceAccountUser } from '../names.js';
 import type { Run } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isObject } from '../helpers.js';
@@ -19,7 +20,7 @@ export interface RunCreators {
 
 /** Admins (system:masters) and the controller's service account of an install's namespace. */
 export function runCreatorsIn(namespace: string): RunCreators {
-  return { users: [`system:serviceaccount:${namespace}:kruntimes-controller`], groups: ['system:masters'] };
+  return { users: [serviceAccountUser(namespace, 'kruntimes-controller')], groups: ['system:masters'] };
 }
 
 /** Unless configured otherwise: the install in kruntimes-system. */

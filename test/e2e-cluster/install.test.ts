@@ -152,11 +152,11 @@ const oneStep = (name: string, run: string) => ({
   spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run }] } } },
 });
 
-/** The Run of a one-step WorkflowRun: its name and phase ('' while there is none). */
-function runOf(workflowRun: string): { name: string; phase: string } {
+/** The Runs of a WorkflowRun (by its uid label). */
+function runsOf(workflowRun: string): { metadata: { name: string }; status?: { phase?: string } }[] {
   const uid = ckJson<{ metadata: { uid: string } }>(['get', '-n', 'default', 'workflowrun', workflowRun])
     .metadata.uid;
-  const runs = ckJson<{ items: { metadata: { name: string }; status?: { phase?: string } }[] }>([
+  return ckJson<{ items: { metadata: { name: string }; status?: { phase?: string } }[] }>([
     'get',
     '-n',
     'default',
@@ -164,7 +164,12 @@ function runOf(workflowRun: string): { name: string; phase: string } {
     '-l',
     `${LABEL_WORKFLOWRUN_UID}=${uid}`,
   ]).items;
-  return { name: runs[0]?.metadata.name ?? '', phase: runs[0]?.status?.phase ?? '' };
+}
+
+/** The Run of a one-step WorkflowRun: its name and phase ('' while there is none). */
+function runOf(workflowRun: string): { name: string; phase: string } {
+  const [run] = runsOf(workflowRun);
+  return { name: run?.metadata.name ?? '', phase: run?.status?.phase ?? '' };
 }
 
 /** Applies the samples and runs the release Workflow to Succeeded; its WorkflowRun's name. */
@@ -427,19 +432,7 @@ describe('install on a one-node cluster', () => {
     ).toBe(0);
     const name = krt(['-n', 'default', 'workflow', 'trigger', 'two-steps']).stdout.trim();
     expect(name).not.toBe('');
-    const uid = ckJson<{ metadata: { uid: string } }>(['get', '-n', 'default', 'workflowrun', name]).metadata
-      .uid;
-    await until('job a running', 60, () => {
-      const runs = ckJson<{ items: { status?: { phase?: string } }[] }>([
-        'get',
-        '-n',
-        'default',
-        'runs',
-        '-l',
-        `${LABEL_WORKFLOWRUN_UID}=${uid}`,
-      ]).items;
-      return runs.some((r) => r.status?.phase === 'Running');
-    });
+    await until('job a running', 60, () => runsOf(name).some((r) => r.status?.phase === 'Running'));
     const leader = leaseHolder();
     expect(leader).toMatch(/^kruntimes-controller-/);
     expect(ck(['delete', 'pod', '-n', ns, leader, '--wait=false']).status).toBe(0);

@@ -6,10 +6,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
 import { LABEL_PROMISE } from '../../src/labels.js';
-import { eventually } from '../harness/cluster.js';
+
 import { kubectl } from '../harness/kubectl.js';
 import { krt } from '../harness/krt.js';
-import { workflowRunInPhase } from '../harness/objects.js';
+import { workflowReady, workflowRunInPhase } from '../harness/objects.js';
 import { applyPromise, newApi, promiseFor, promiseSuite, resourceClient } from '../harness/promises.js';
 
 const suite = promiseSuite('e2e-shell-values');
@@ -73,19 +73,7 @@ beforeAll(async () => {
   };
   const r = kubectl(['apply', '-f', '-'], JSON.stringify(wf));
   expect(r.stderr).toBe('');
-  await eventually(
-    async () => {
-      const w = (await c.admin.custom.getNamespacedCustomObject({
-        ...crd('workflows', c.namespace),
-        name: 'shellctx',
-      })) as {
-        status?: { conditions?: { type: string; status: string }[] };
-      };
-      return w.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ?? false;
-    },
-    20_000,
-    'Workflow shellctx to be Ready',
-  );
+  await workflowReady(c, 'shellctx');
 });
 
 it.each(HOSTILE.map((v, i) => [i, v]))('an input: value %i is data in every context', async (_, value) => {

@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import type { WorkflowRun } from '../../src/api/types.js';
 import { crd } from '../../src/kube/client.js';
-import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
+import { testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
 import { krt } from '../harness/krt.js';
-import { workflowRunInPhase } from '../harness/objects.js';
+import { workflowReady, workflowRunInPhase } from '../harness/objects.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -37,19 +37,7 @@ beforeAll(async () => {
     },
   };
   expect(kubectl(['apply', '-f', '-'], JSON.stringify(echo)).status).toBe(0);
-  await eventually(
-    async () => {
-      const w = (await c.admin.custom.getNamespacedCustomObject({
-        ...crd('workflows', c.namespace),
-        name: 'echo',
-      })) as {
-        status?: { conditions?: { type: string; status: string }[] };
-      };
-      return w.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ?? false;
-    },
-    20_000,
-    'Workflow echo to be Ready',
-  );
+  await workflowReady(c, 'echo');
 });
 afterAll(async () => {
   await c?.cleanup();

@@ -85,3 +85,20 @@ export function processesWith(marker: string): string[] {
 }
 
 /** krt as a child process with the admin kubeconfig in the suite's namespace. */
+
+/** Waits until the Workflow reports Ready=True (its call graph checked by the controller). */
+export async function workflowReady(c: TestCluster, name: string, timeoutMs = 20_000): Promise<void> {
+  await eventually(
+    async () => {
+      const w = (await c.admin.custom.getNamespacedCustomObject({
+        ...crd('workflows', c.namespace),
+        name,
+      })) as {
+        status?: { conditions?: { type: string; status: string }[] };
+      };
+      return w.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ?? false;
+    },
+    timeoutMs,
+    `Workflow ${name} to be Ready`,
+  );
+}
