@@ -34,4 +34,12 @@ describe('crdConflict', () => {
       }),
     ).toContain('belongs to no Promise (its fields are managed by helm, kubectl)');
   });
+  it('leaves out the API server, which only keeps the status', () => {
+    const crd = {
+      metadata: {
+        managedFields: [{ manager: 'kube-apiserver', subresource: 'status' }, { manager: 'kubectl-create' }],
+      },
+    };
+    expect(crdConflict('a.x', crd)).toContain('(its fields are managed by kubectl-create)');
+  });
 });

@@ -7,7 +7,7 @@ export interface CrdMeta {
   metadata: {
     uid?: string;
     ownerReferences?: { kind: string; name: string; uid: string; controller?: boolean }[];
-    managedFields?: { manager?: string }[];
+    managedFields?: { manager?: string; subresource?: string }[];
   };
 }
 
@@ -20,9 +20,9 @@ export function crdOwnedBy(crd: CrdMeta, promise: PromiseObject): boolean {
 export function crdConflict(crdName: string, crd: CrdMeta): string {
   const refs = crd.metadata.ownerReferences ?? [];
   const owner = refs.find((o) => o.controller) ?? refs[0];
-  const managers = [
-    ...new Set((crd.metadata.managedFields ?? []).map((f) => f.manager ?? '').filter(Boolean)),
-  ];
+  // Who wrote the CRD, not the API server that keeps its status.
+  const written = (crd.metadata.managedFields ?? []).filter((f) => f.subresource !== 'status');
+  const managers = [...new Set(written.map((f) => f.manager ?? '').filter(Boolean))];
   const who = owner
     ? `${owner.kind} "${owner.name}" (uid ${owner.uid})`
     : managers.length > 0
@@ -56,7 +56,7 @@ export function crdSummary(o: {
       annotations: m.annotations,
       ownerReferences: m.ownerReferences,
       deletionTimestamp: m.deletionTimestamp,
-      managedFields: m.managedFields?.map((f) => ({ manager: f.manager })),
+      managedFields: m.managedFields?.map((f) => ({ manager: f.manager, subresource: f.subresource })),
     },
     status: {
       conditions: o.status?.conditions?.map(({ type, status, message }) => ({ type, status, message })),
