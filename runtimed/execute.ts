@@ -128,7 +128,7 @@ export class Execution {
       status: join(meta, 'status.yaml'),
     };
     await Promise.all([
-      writeFile(files.script, run.spec.script),
+      writeFile(files.script, run.spec.script ?? ''),
       writeFile(files.output, ''),
       writeFile(files.control, ''),
       writeFile(files.status, ''),

@@ -32,3 +32,16 @@ export const PIPELINE_NAME_PATTERN = WORKFLOW_NAME_PATTERN;
 export const SECRET_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 /** Secret data keys (Kubernetes IsConfigMapKey): letters, digits, `-`, `_` and `.`. */
 export const SECRET_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
+/**
+ * A container image reference as the container runtimes read it: an optional registry host (and
+ * port), lower-case path components, an optional tag and an optional sha256 digest.
+ */
+export const IMAGE_PATTERN =
+  '^([a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?(:[0-9]+)?/)?[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$';
+/** A resource quantity as a Pod's requests and limits take it: `250m`, `1.5`, `64Mi`, `1G`. */
+export const QUANTITY_PATTERN = '^[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$';
+/** Label keys of a nodeSelector: an optional DNS subdomain prefix and a qualified name. */
+export const LABEL_KEY_PATTERN =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$';
+/** The runtime whose steps run as containers in Pods (`runs-on: kubernetes`). */
+export const CONTAINER_RUNTIME = 'kubernetes';

@@ -6,6 +6,7 @@ import * as L from '../limits.js';
 import { MSG } from './messages.js';
 import * as P from './patterns.js';
 import { arrayOf, bool, int, keysMatch, mapOf, obj, str, type Schema } from './schema-helpers.js';
+import * as C from './container-schema.js';
 
 const expressionValue = (description: string): Schema =>
   str(`${description} May hold \${{ }} expressions.`, { maxLength: L.MAX_VALUE_LENGTH });
@@ -103,7 +104,7 @@ export const stepLimitsSchema: Schema = obj(
 );
 
 export const stepSchema: Schema = obj(
-  'One step of an inline job: a script run by the job runtime.',
+  'One step of an inline job: a script run by the job runtime, or a container (runs-on: kubernetes).',
   {
     name: str(
       'Name of the step, unique in its job; label-value rules. Read by later steps as steps.<name>.',
@@ -117,6 +118,11 @@ export const stepSchema: Schema = obj(
       minLength: 1,
       maxLength: L.MAX_SCRIPT_LENGTH,
     }),
+    image: C.imageSchema,
+    command: C.commandSchema,
+    args: C.argsSchema,
+    workingDir: C.workingDirSchema,
+    resources: C.resourcesSchema,
     env: mapOf('Environment variables of the step.', expressionValue('An environment value.'), {
       maxProperties: L.MAX_ENV_PER_STEP,
       'x-kubernetes-validations': [
@@ -139,7 +145,13 @@ export const stepSchema: Schema = obj(
       maximum: L.MAX_TIMEOUT_SECONDS / 60,
     }),
   },
-  { required: ['name', 'run'] },
+  {
+    required: ['name'],
+    'x-kubernetes-validations': [
+      { rule: 'has(self.run) || has(self.image)', message: MSG.stepNeedsRun },
+      { rule: '!has(self.run) || !has(self.command)', message: MSG.runOrCommand },
+    ],
+  },
 );
 
 export const jobSchema: Schema = obj(
@@ -170,6 +182,9 @@ export const jobSchema: Schema = obj(
         ],
       },
     ),
+    serviceAccountName: C.serviceAccountNameSchema,
+    nodeSelector: C.nodeSelectorSchema,
+    tolerations: C.tolerationsSchema,
     uses: usesSchema('Name of the reusable Workflow this call job runs, in the same namespace.'),
     with: withSchema(
       'Inputs given to the called Workflow: strings (which may hold ${{ }} expressions), numbers or booleans.',
@@ -186,6 +201,14 @@ export const jobSchema: Schema = obj(
         message: MSG.inlineJobShape,
       },
       { rule: 'has(self.uses) || !has(self.with)', message: MSG.withOnlyOnCall },
+      {
+        rule: `!has(self.steps) || !has(self.runs__dash__on) || (self.runs__dash__on == '${P.CONTAINER_RUNTIME}') == self.steps.all(s, has(s.image))`,
+        message: MSG.imageRuntime,
+      },
+      {
+        rule: `!has(self.runs__dash__on) || self.runs__dash__on == '${P.CONTAINER_RUNTIME}' || (!has(self.serviceAccountName) && !has(self.nodeSelector) && !has(self.tolerations))`,
+        message: MSG.podFieldsRuntime,
+      },
     ],
   },
 );
@@ -358,7 +381,11 @@ export const runSpecSchema: Schema = obj(
       maxLength: L.MAX_LABEL_VALUE_LENGTH,
       pattern: P.RUNTIME_PATTERN,
     }),
-    script: str('The rendered step script.', { minLength: 1, maxLength: L.MAX_SCRIPT_LENGTH }),
+    script: str('The rendered step script; none when the container runs its command or entrypoint.', {
+      minLength: 1,
+      maxLength: L.MAX_SCRIPT_LENGTH,
+    }),
+    container: C.runContainerSchema,
     env: arrayOf(
       'Environment variables of the step.',
       obj(
@@ -390,13 +417,21 @@ export const runSpecSchema: Schema = obj(
     ),
   },
   {
-    required: ['runtime', 'script'],
+    required: ['runtime'],
     'x-kubernetes-validations': [
       {
         rule: '!has(oldSelf.cancelRequested) || !oldSelf.cancelRequested || (has(self.cancelRequested) && self.cancelRequested)',
         message: MSG.cancelOneWay,
       },
-      { rule: 'self.script == oldSelf.script', message: MSG.scriptImmutable },
+      {
+        rule: 'has(self.script) == has(oldSelf.script) && (!has(self.script) || self.script == oldSelf.script)',
+        message: MSG.scriptImmutable,
+      },
+      {
+        rule: 'has(self.container) == has(oldSelf.container) && (!has(self.container) || self.container == oldSelf.container)',
+        message: MSG.containerImmutable,
+      },
+      { rule: 'has(self.script) || has(self.container)', message: MSG.runNeedsScript },
     ],
   },
 );

@@ -23,7 +23,7 @@ export interface KruntimesApi {
   ResourceStatus?: ResourceStatus;
 }
 /**
- * One step of an inline job: a script run by the job runtime.
+ * One step of an inline job: a script run by the job runtime, or a container (runs-on: kubernetes).
  */
 export interface StepSpec {
   /**
@@ -33,7 +33,62 @@ export interface StepSpec {
   /**
    * The script. May hold ${{ }} expressions; prefer passing values through env.
    */
-  run: string;
+  run?: string;
+  /**
+   * Container image the step runs in (runs-on: kubernetes), such as registry.example/tools:1.2.
+   */
+  image?: string;
+  /**
+   * The executable and its first arguments, instead of the image's entrypoint.
+   *
+   * @maxItems 64
+   *
+   * Items: One word; may hold ${{ }} expressions, placed as data (no shell).
+   */
+  command?: string[];
+  /**
+   * Arguments to the command (or to the image's entrypoint).
+   *
+   * @maxItems 64
+   *
+   * Items: One word; may hold ${{ }} expressions, placed as data (no shell).
+   */
+  args?: string[];
+  /**
+   * Working directory of the container.
+   */
+  workingDir?: string;
+  /**
+   * Compute resources of the step container.
+   */
+  resources?: {
+    /**
+     * What the scheduler reserves for the step.
+     */
+    requests?: {
+      /**
+       * CPU, such as 250m or 1.
+       */
+      cpu?: string;
+      /**
+       * Memory, such as 64Mi or 1Gi.
+       */
+      memory?: string;
+    };
+    /**
+     * What the step may use at most.
+     */
+    limits?: {
+      /**
+       * CPU, such as 250m or 1.
+       */
+      cpu?: string;
+      /**
+       * Memory, such as 64Mi or 1Gi.
+       */
+      memory?: string;
+    };
+  };
   /**
    * Environment variables of the step.
    */
@@ -127,6 +182,48 @@ export interface JobSpec {
      */
     [k: string]: string;
   };
+  /**
+   * Service account of the job's step Pods (runs-on: kubernetes); the namespace's default when unset.
+   */
+  serviceAccountName?: string;
+  /**
+   * Node labels a step Pod's node must have.
+   */
+  nodeSelector?: {
+    /**
+     * A label value.
+     */
+    [k: string]: string;
+  };
+  /**
+   * Taints the step Pods tolerate, as in a Pod spec.
+   *
+   * @maxItems 32
+   *
+   * Items: One toleration.
+   */
+  tolerations?: {
+    /**
+     * The taint key; empty with operator Exists matches every taint.
+     */
+    key?: string;
+    /**
+     * Exists or Equal (the default).
+     */
+    operator?: 'Exists' | 'Equal';
+    /**
+     * The taint value, for Equal.
+     */
+    value?: string;
+    /**
+     * NoSchedule, PreferNoSchedule or NoExecute; empty matches all.
+     */
+    effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+    /**
+     * For NoExecute: seconds the Pod stays bound after the taint appears.
+     */
+    tolerationSeconds?: number;
+  }[];
   /**
    * Name of the reusable Workflow this call job runs, in the same namespace.
    */
@@ -422,9 +519,111 @@ export interface RunSpec {
    */
   runtime: string;
   /**
-   * The rendered step script.
+   * The rendered step script; none when the container runs its command or entrypoint.
    */
-  script: string;
+  script?: string;
+  /**
+   * The container that runs this step (runtime kubernetes): the image, and the command when not a script.
+   */
+  container?: {
+    /**
+     * Container image the step runs in (runs-on: kubernetes), such as registry.example/tools:1.2.
+     */
+    image: string;
+    /**
+     * The executable and its first arguments, instead of the image's entrypoint.
+     *
+     * @maxItems 64
+     *
+     * Items: One word; may hold ${{ }} expressions, placed as data (no shell).
+     */
+    command?: string[];
+    /**
+     * Arguments to the command (or to the image's entrypoint).
+     *
+     * @maxItems 64
+     *
+     * Items: One word; may hold ${{ }} expressions, placed as data (no shell).
+     */
+    args?: string[];
+    /**
+     * Working directory of the container.
+     */
+    workingDir?: string;
+    /**
+     * Compute resources of the step container.
+     */
+    resources?: {
+      /**
+       * What the scheduler reserves for the step.
+       */
+      requests?: {
+        /**
+         * CPU, such as 250m or 1.
+         */
+        cpu?: string;
+        /**
+         * Memory, such as 64Mi or 1Gi.
+         */
+        memory?: string;
+      };
+      /**
+       * What the step may use at most.
+       */
+      limits?: {
+        /**
+         * CPU, such as 250m or 1.
+         */
+        cpu?: string;
+        /**
+         * Memory, such as 64Mi or 1Gi.
+         */
+        memory?: string;
+      };
+    };
+    /**
+     * Service account of the job's step Pods (runs-on: kubernetes); the namespace's default when unset.
+     */
+    serviceAccountName?: string;
+    /**
+     * Node labels a step Pod's node must have.
+     */
+    nodeSelector?: {
+      /**
+       * A label value.
+       */
+      [k: string]: string;
+    };
+    /**
+     * Taints the step Pods tolerate, as in a Pod spec.
+     *
+     * @maxItems 32
+     *
+     * Items: One toleration.
+     */
+    tolerations?: {
+      /**
+       * The taint key; empty with operator Exists matches every taint.
+       */
+      key?: string;
+      /**
+       * Exists or Equal (the default).
+       */
+      operator?: 'Exists' | 'Equal';
+      /**
+       * The taint value, for Equal.
+       */
+      value?: string;
+      /**
+       * NoSchedule, PreferNoSchedule or NoExecute; empty matches all.
+       */
+      effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+      /**
+       * For NoExecute: seconds the Pod stays bound after the taint appears.
+       */
+      tolerationSeconds?: number;
+    }[];
+  };
   /**
    * Environment variables of the step.
    *
@@ -656,7 +855,7 @@ export interface Pipeline {
          * @minItems 1
          * @maxItems 50
          *
-         * Items: One step of an inline job: a script run by the job runtime.
+         * Items: One step of an inline job: a script run by the job runtime, or a container (runs-on: kubernetes).
          */
         steps?: {
           /**
@@ -666,7 +865,62 @@ export interface Pipeline {
           /**
            * The script. May hold ${{ }} expressions; prefer passing values through env.
            */
-          run: string;
+          run?: string;
+          /**
+           * Container image the step runs in (runs-on: kubernetes), such as registry.example/tools:1.2.
+           */
+          image?: string;
+          /**
+           * The executable and its first arguments, instead of the image's entrypoint.
+           *
+           * @maxItems 64
+           *
+           * Items: One word; may hold ${{ }} expressions, placed as data (no shell).
+           */
+          command?: string[];
+          /**
+           * Arguments to the command (or to the image's entrypoint).
+           *
+           * @maxItems 64
+           *
+           * Items: One word; may hold ${{ }} expressions, placed as data (no shell).
+           */
+          args?: string[];
+          /**
+           * Working directory of the container.
+           */
+          workingDir?: string;
+          /**
+           * Compute resources of the step container.
+           */
+          resources?: {
+            /**
+             * What the scheduler reserves for the step.
+             */
+            requests?: {
+              /**
+               * CPU, such as 250m or 1.
+               */
+              cpu?: string;
+              /**
+               * Memory, such as 64Mi or 1Gi.
+               */
+              memory?: string;
+            };
+            /**
+             * What the step may use at most.
+             */
+            limits?: {
+              /**
+               * CPU, such as 250m or 1.
+               */
+              cpu?: string;
+              /**
+               * Memory, such as 64Mi or 1Gi.
+               */
+              memory?: string;
+            };
+          };
           /**
            * Environment variables of the step.
            */
@@ -737,6 +991,48 @@ export interface Pipeline {
            */
           [k: string]: string;
         };
+        /**
+         * Service account of the job's step Pods (runs-on: kubernetes); the namespace's default when unset.
+         */
+        serviceAccountName?: string;
+        /**
+         * Node labels a step Pod's node must have.
+         */
+        nodeSelector?: {
+          /**
+           * A label value.
+           */
+          [k: string]: string;
+        };
+        /**
+         * Taints the step Pods tolerate, as in a Pod spec.
+         *
+         * @maxItems 32
+         *
+         * Items: One toleration.
+         */
+        tolerations?: {
+          /**
+           * The taint key; empty with operator Exists matches every taint.
+           */
+          key?: string;
+          /**
+           * Exists or Equal (the default).
+           */
+          operator?: 'Exists' | 'Equal';
+          /**
+           * The taint value, for Equal.
+           */
+          value?: string;
+          /**
+           * NoSchedule, PreferNoSchedule or NoExecute; empty matches all.
+           */
+          effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+          /**
+           * For NoExecute: seconds the Pod stays bound after the taint appears.
+           */
+          tolerationSeconds?: number;
+        }[];
         /**
          * Name of the reusable Workflow this call job runs, in the same namespace.
          */

@@ -17,6 +17,30 @@ export function ownerReference(run: WorkflowRun) {
 }
 
 export type RunEnv = NonNullable<Run['spec']['env']>;
+export type RunContainer = NonNullable<Run['spec']['container']>;
+
+/**
+ * The container a step of the kubernetes runtime runs in: the step's image, command and resources
+ * with the job's Pod settings. `render` places values in command, args and workingDir as data: an
+ * exec-form word is one argument whatever it holds, no shell reads it.
+ */
+export function runContainer(
+  job: JobSpec,
+  step: StepSpec,
+  render: (s: string) => string,
+): RunContainer | undefined {
+  if (step.image === undefined) return undefined;
+  return {
+    image: step.image,
+    ...(step.command ? { command: step.command.map(render) } : {}),
+    ...(step.args ? { args: step.args.map(render) } : {}),
+    ...(step.workingDir ? { workingDir: render(step.workingDir) } : {}),
+    ...(step.resources ? { resources: step.resources } : {}),
+    ...(job.serviceAccountName ? { serviceAccountName: job.serviceAccountName } : {}),
+    ...(job.nodeSelector ? { nodeSelector: job.nodeSelector } : {}),
+    ...(job.tolerations ? { tolerations: job.tolerations } : {}),
+  };
+}
 
 export function buildRun(
   owner: WorkflowRun,
@@ -24,9 +48,10 @@ export function buildRun(
   job: JobSpec,
   step: StepSpec,
   name: string,
-  script: string,
+  script: string | undefined,
   env: RunEnv,
   files: { input: Record<string, string>; output: Record<string, string> } = { input: {}, output: {} },
+  container?: RunContainer,
 ): Run {
   const minutes = step['timeout-minutes'];
   return {
@@ -44,7 +69,8 @@ export function buildRun(
     },
     spec: {
       runtime: job['runs-on'] ?? 'bash',
-      script,
+      ...(script !== undefined ? { script } : {}),
+      ...(container ? { container } : {}),
       ...(env.length ? { env } : {}),
       ...(minutes ? { timeoutSeconds: minutes * 60 } : {}),
       ...(step.limits ? { limits: step.limits } : {}),

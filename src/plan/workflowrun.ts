@@ -24,7 +24,7 @@ import { isScalar } from '../helpers.js';
 import { withValueErrors } from '../render/inputs.js';
 import { NO_AGENT, noAgentMessage } from '../runtime/agents.js';
 import { decide, suspends, type Decision } from './suspension.js';
-import { buildChild, buildRun, type RunEnv } from './objects.js';
+import { buildChild, buildRun, runContainer, type RunEnv } from './objects.js';
 import { seedFiles } from '../promise/files.js';
 import { succeededCondition } from './conditions.js';
 
@@ -339,7 +339,8 @@ function inlineJob(
       return { ...st, phase: 'Failed', message: `Run "${s.name}" exists and belongs to another owner` };
     try {
       const c = stepCtx(next);
-      const script = renderScript(s.step.run, c);
+      const script = s.step.run === undefined ? undefined : renderScript(s.step.run, c);
+      const container = runContainer(job, s.step, (v) => renderTemplate(v, c));
       const env: RunEnv = Object.entries(s.step.env ?? {}).map(([k, v]) => ({
         name: k,
         value: renderTemplate(v, c),
@@ -360,7 +361,7 @@ function inlineJob(
       j.actions.push({
         type: 'createRun',
         job: jobName,
-        run: buildRun(o.run, jobName, job, s.step, s.name, script, env, files),
+        run: buildRun(o.run, jobName, job, s.step, s.name, script, env, files, container),
       });
     } catch (e) {
       if (!(e instanceof ExprError)) throw e;

@@ -1,6 +1,7 @@
 // The rules of a job map, shared by Workflow and WorkflowRun (first seed, "Validation and Limits"):
 // job shape, names, the job graph, and what each expression may read.
 import { MSG } from '../api/messages.js';
+import { CONTAINER_RUNTIME, LABEL_KEY_PATTERN } from '../api/patterns.js';
 import { ENV_NAME_PATTERN, JOB_NAME_PATTERN, matches, STEP_NAME_PATTERN } from '../api/patterns.js';
 import type { JobSpec } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
@@ -47,6 +48,7 @@ export function jobShapeErrors(job: JobSpec, field: string): FieldError[] {
       errors.push(fieldError(field, MSG.inlineJobShape));
     if (job.with !== undefined) errors.push(fieldError(`${field}.with`, MSG.withOnlyOnCall));
   }
+  errors.push(...containerShapeErrors(job, field));
   const seen = new Set<string>();
   (job.steps ?? []).forEach((step, i) => {
     if (!isObject(step) || typeof step.name !== 'string') return;
@@ -71,6 +73,36 @@ export function jobShapeErrors(job: JobSpec, field: string): FieldError[] {
           errors.push(
             fieldError(`${field}.steps[${i}].secretEnv.${k}`, 'is also set in env: give it one source'),
           );
+  });
+  return errors;
+}
+
+/** Which steps run in a container and what a container job may set: the CRD's CEL rules, said here too. */
+function containerShapeErrors(job: JobSpec, field: string): FieldError[] {
+  if (job.uses !== undefined || !Array.isArray(job.steps)) return [];
+  const errors: FieldError[] = [];
+  const containers = job['runs-on'] === CONTAINER_RUNTIME;
+  if (!containers)
+    for (const f of ['serviceAccountName', 'nodeSelector', 'tolerations'] as const)
+      if (job[f] !== undefined) errors.push(fieldError(`${field}.${f}`, MSG.podFieldsRuntime));
+  for (const k of Object.keys(isObject(job.nodeSelector) ? job.nodeSelector : {}))
+    if (!matches(LABEL_KEY_PATTERN, k))
+      errors.push(fieldError(`${field}.nodeSelector.${k}`, 'node selector keys must be label keys'));
+  job.steps.forEach((step, i) => {
+    if (!isObject(step)) return;
+    const at = `${field}.steps[${i}]`;
+    if (containers && step.image === undefined)
+      errors.push(fieldError(`${at}.image`, `required with runs-on: ${CONTAINER_RUNTIME}`));
+    if (!containers)
+      for (const f of ['image', 'command', 'args', 'workingDir', 'resources'] as const)
+        if (step[f] !== undefined)
+          errors.push(fieldError(`${at}.${f}`, `only a step of runs-on: ${CONTAINER_RUNTIME} may have ${f}`));
+    if (step.run === undefined && step.image === undefined)
+      errors.push(fieldError(`${at}.run`, 'required value'));
+    if (step.run !== undefined && step.command !== undefined)
+      errors.push(fieldError(`${at}.command`, MSG.runOrCommand));
+    if (step.limits !== undefined && containers)
+      errors.push(fieldError(`${at}.limits`, 'is for sandboxed runtimes; a container step sets resources'));
   });
   return errors;
 }
@@ -124,6 +156,11 @@ function checkJobExpressions(
   (job.steps ?? []).forEach((step, i) => {
     const s = scope(earlier.slice());
     record(step.run, `${field}.steps[${i}].run`, s);
+    if (step.workingDir !== undefined) record(step.workingDir, `${field}.steps[${i}].workingDir`, s);
+    for (const f of ['command', 'args'] as const)
+      (Array.isArray(step[f]) ? step[f] : []).forEach((w, n) =>
+        record(w, `${field}.steps[${i}].${f}[${n}]`, s),
+      );
     if (typeof step.run === 'string')
       for (const p of scriptPlaceProblems(step.run))
         out.errors.push(fieldError(`${field}.steps[${i}].run`, p));

@@ -1,5 +1,6 @@
 // Validation of a Run, and who may create one: only the controller and admins, so that a user
 // cannot inject a Run into another WorkflowRun (issue "Admission webhook").
+import { CONTAINER_RUNTIME } from '../api/patterns.js';
 import { serviceAccountUser } from '../names.js';
 import type { Run } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
@@ -48,9 +49,19 @@ export function validateRun(run: Run, old?: Run): ValidationResult {
     if (!isObject(e.valueFrom) || e.valueFrom.secretKeyRef === undefined)
       errors.push(fieldError(`spec.env[${i}].valueFrom.secretKeyRef`, 'required value'));
   });
+  if (run.spec.runtime === CONTAINER_RUNTIME) {
+    if (run.spec.container === undefined)
+      errors.push(fieldError('spec.container', `required for runtime ${CONTAINER_RUNTIME}`));
+  } else {
+    if (run.spec.container !== undefined)
+      errors.push(fieldError('spec.container', `only for runtime ${CONTAINER_RUNTIME}`));
+    if (run.spec.script === undefined) errors.push(fieldError('spec.script', 'required value'));
+  }
   if (old?.spec) {
     if (old.spec.script !== run.spec.script)
       errors.push(fieldError('spec.script', 'field is immutable after creation'));
+    if (JSON.stringify(old.spec.container) !== JSON.stringify(run.spec.container))
+      errors.push(fieldError('spec.container', 'field is immutable after creation'));
     if (old.spec.cancelRequested === true && run.spec.cancelRequested !== true)
       errors.push(fieldError('spec.cancelRequested', 'cannot go back to false'));
   }
