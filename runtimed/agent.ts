@@ -17,6 +17,7 @@ import { PeerSet, preferredAgent } from '../src/runtime/share.js';
 import { log } from '../src/telemetry/log.js';
 import { reapOrphans } from './execute.js';
 import { Launcher, type RunningStep } from './launcher-client.js';
+import { PodExecutor, type PodExecutorOptions } from './pod-executor.js';
 import type { LogStore } from './logstore.js';
 import { ResultStore, type PendingResult } from './results.js';
 import type { Runtime } from './runtime.js';
@@ -40,10 +41,14 @@ export interface AgentOptions {
   workDir?: string;
   /** The step sandbox; `uidBase` when the agent is root (each step its own uid). */
   sandbox?: SandboxOptions & { uidBase?: number };
+  /** For runtimes whose executor is a Pod: the helper image and how long a Pod may be stuck. */
+  pods?: Pick<PodExecutorOptions, 'helperImage' | 'stuckMs'>;
 }
 
 interface Active {
   exec: RunningStep;
+  /** Its step runs in a Pod, which goes on without this agent. */
+  pod: boolean;
   run: Run;
   attempts: number;
   /** Another agent or a re-queue took the Run: stop without reporting. */
@@ -70,6 +75,7 @@ export class Agent {
   private readonly firstSeen = new Map<string, number>();
   private readonly peers: PeerSet;
   private launcher!: Launcher;
+  private readonly pods: PodExecutor | undefined;
   private accepting = false;
   private timers: NodeJS.Timeout[] = [];
   private readonly api: k8s.CustomObjectsApi;
@@ -97,6 +103,17 @@ export class Agent {
     collectDefaultMetrics({ register: this.registry });
     informerMetrics(this.registry, () => this.informers);
     this.metrics = agentMetrics(this.registry, () => this.active.size);
+    const podRuntimes = [...opts.runtimes.values()].some((r) => r.executor === 'pod');
+    if (podRuntimes && !opts.pods) throw new Error('a runtime of Pods needs the pods options (helper image)');
+    this.pods =
+      podRuntimes && opts.pods
+        ? new PodExecutor(kc, {
+            ...opts.pods,
+            graceMs: opts.graceMs,
+            maxLogBytes: opts.maxLogBytes,
+            namespaces: opts.namespaces,
+          })
+        : undefined;
   }
 
   /** Executions of this identity: one folder each, so a restart finds what it left behind. */
@@ -109,7 +126,7 @@ export class Agent {
   }
 
   healthy(): boolean {
-    return this.informers.every((i) => i.healthy());
+    return this.informers.every((i) => i.healthy()) && (this.pods?.healthy() ?? true);
   }
 
   async start(): Promise<void> {
@@ -136,7 +153,7 @@ export class Agent {
     const orphans = await reapOrphans(this.workDir);
     if (orphans) log.warn({ orphans }, 'stopped steps left running by an earlier process of this agent');
     this.results = new ResultStore(join(this.logs.dataDir, 'results', this.opts.identity));
-    await Promise.all(this.informers.map((i) => i.start()));
+    await Promise.all([...this.informers.map((i) => i.start()), this.pods?.start()]);
     // Results an earlier life of this agent kept: reported, never executed again.
     for (const p of await this.results.list()) {
       this.reporting.add(keyOf(p.namespace, p.name));
@@ -165,6 +182,8 @@ export class Agent {
   async shutdown(deadlineMs: number): Promise<void> {
     this.accepting = false;
     this.stopping = true;
+    // A step Pod needs no agent to go on: handed back now, adopted by whoever claims it next.
+    for (const a of this.active.values()) if (a.pod) a.exec.stop('release');
     const until = Date.now() + deadlineMs;
     // A claim sent before the signal may still be answered; it ends handed back or running.
     const busy = () => this.active.size > 0 || this.claiming.size > 0;
@@ -175,6 +194,7 @@ export class Agent {
     while (busy()) await sleep(20);
     for (const t of this.timers) clearInterval(t);
     for (const i of this.informers) i.stop();
+    this.pods?.stop();
     this.launcher.close();
   }
 
@@ -294,6 +314,7 @@ export class Agent {
   private async cancelUnclaimed(r: Run): Promise<void> {
     this.claiming.add(key(r));
     try {
+      if (this.serves(r)?.executor === 'pod') await this.pods?.deleteFor(r);
       await this.optimistic(r, {
         phase: 'Cancelled',
         reason: 'Cancelled',
@@ -347,31 +368,12 @@ export class Agent {
       return;
     }
     const runtime = this.serves(r) as Runtime;
-    const sandbox = this.opts.sandbox
-      ? {
-          ...this.opts.sandbox,
-          network: stepNetwork(
-            this.opts.sandbox.network,
-            await this.namespaces.network(r.metadata.namespace ?? ''),
-          ),
-        }
-      : undefined;
     const logFile = this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
-    const limits = sandbox ? stepLimitsFor(sandbox.limits, claimed.spec.limits) : undefined;
-    const secrets = await this.namespaces.secretEnv(claimed);
-    const exec =
-      'error' in secrets
-        ? notStarted({ secretError: secrets.error })
-        : this.launcher.start(claimed, runtime, {
-            dir: join(this.workDir, `${r.metadata.uid ?? ''}-${attempts}`),
-            logFile,
-            maxLogBytes: this.opts.maxLogBytes,
-            graceMs: this.opts.graceMs,
-            ...(sandbox && limits ? { sandbox: { ...sandbox, limits: limits.limits } } : {}),
-            ...(Object.keys(secrets.values).length ? { secrets: secrets.values } : {}),
-            ...(limits?.capped.length ? { notes: limits.capped } : {}),
-          });
-    const a: Active = { exec, run: claimed, attempts, lost: false, ending: false, beat: Date.now() };
+    const pod = runtime.executor === 'pod';
+    const exec = pod
+      ? await this.podStep(claimed, logFile)
+      : await this.processStep(claimed, runtime, logFile, attempts);
+    const a: Active = { exec, pod, run: claimed, attempts, lost: false, ending: false, beat: Date.now() };
     this.active.set(k, a);
     this.claiming.delete(k);
     log.debug({ run: k, attempt: attempts }, 'claimed');
@@ -412,6 +414,45 @@ export class Agent {
       this.active.delete(k);
       this.fill();
     }
+  }
+
+  /** A step in the sandbox of this agent's host (or container). */
+  private async processStep(
+    claimed: Run,
+    runtime: Runtime,
+    logFile: string,
+    attempts: number,
+  ): Promise<RunningStep> {
+    const sandbox = this.opts.sandbox
+      ? {
+          ...this.opts.sandbox,
+          network: stepNetwork(
+            this.opts.sandbox.network,
+            await this.namespaces.network(claimed.metadata.namespace ?? ''),
+          ),
+        }
+      : undefined;
+    const limits = sandbox ? stepLimitsFor(sandbox.limits, claimed.spec.limits) : undefined;
+    const secrets = await this.namespaces.secretEnv(claimed);
+    const exec =
+      'error' in secrets
+        ? notStarted({ secretError: secrets.error })
+        : this.launcher.start(claimed, runtime, {
+            dir: join(this.workDir, `${claimed.metadata.uid ?? ''}-${attempts}`),
+            logFile,
+            maxLogBytes: this.opts.maxLogBytes,
+            graceMs: this.opts.graceMs,
+            ...(sandbox && limits ? { sandbox: { ...sandbox, limits: limits.limits } } : {}),
+            ...(Object.keys(secrets.values).length ? { secrets: secrets.values } : {}),
+            ...(limits?.capped.length ? { notes: limits.capped } : {}),
+          });
+    return exec;
+  }
+
+  /** A step in a Pod; Secrets are read only to mask their values (the kubelet gives them to the step). */
+  private async podStep(claimed: Run, logFile: string): Promise<RunningStep> {
+    const secrets = await this.namespaces.secretEnv(claimed);
+    return (this.pods as PodExecutor).execute(claimed, logFile, 'error' in secrets ? {} : secrets.values);
   }
 
   /** Heartbeats for executions whose last beat is older than the interval; short steps need none. */

@@ -10,7 +10,7 @@ import { MAX_STATUS_FILE_BYTES } from '../src/runtime/statusfile.js';
 import { logTail, type Ending } from '../src/runtime/lifecycle.js';
 import { MAX_OUTPUT_FILE_BYTES } from '../src/runtime/outputs.js';
 import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
-import { readOutputDir, safeFilePath } from '../src/runtime/outputdir.js';
+import { readBounded, readOutputDir, writeFiles } from '../src/runtime/outputdir.js';
 import {
   INSIDE,
   limitHit,
@@ -267,25 +267,6 @@ async function chownTree(path: string, uid: number): Promise<void> {
   await chown(path, uid, uid);
   const st = await stat(path);
   if (st.isDirectory()) for (const e of await readdir(path)) await chownTree(join(path, e), uid);
-}
-
-async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
-  await mkdir(root, { recursive: true });
-  for (const [path, text] of Object.entries(files)) {
-    const target = safeFilePath(root, path);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, text);
-  }
-}
-
-async function readBounded(path: string, max: number): Promise<string | { bytes: number }> {
-  try {
-    const { size } = await stat(path);
-    if (size > max) return { bytes: size };
-    return await readFile(path, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 /**

@@ -41,7 +41,20 @@ const f = processFlags(
       default: '',
       help: 'namespaces whose Runs it takes, comma-separated; empty: all',
     },
-    runtimes: { type: 'string', default: 'bash', help: 'runtimes it offers (runs-on), comma-separated' },
+    runtimes: {
+      type: 'string',
+      default: 'bash',
+      help: 'runtimes it offers (runs-on), comma-separated; name=impl serves a name with a built-in (bash, pod): kubernetes=pod runs container steps as Pods',
+    },
+    'helper-image': {
+      type: 'string',
+      help: "the image of a step Pod's prepare and report containers (default: this agent's own image, read from its Pod)",
+    },
+    'pod-stuck-seconds': {
+      type: 'string',
+      default: '300',
+      help: 'seconds a step Pod may wait for its image, a Secret or a node before its Run fails',
+    },
     concurrency: { type: 'string', default: String(availableParallelism() * 4), help: 'steps run at once' },
     'data-dir': {
       type: 'string',
@@ -156,7 +169,11 @@ if (!['host', 'none'].includes(f['step-network'] as string)) {
 let sandbox: SandboxOptions | undefined;
 const workDir = (f['work-dir'] as string | undefined) ?? join(f['data-dir'] as string, 'work');
 const uidBase = process.getuid?.() === 0 ? Math.floor(positive('step-uid-base')) : undefined;
-if (f['insecure-no-sandbox']) {
+const processes = [...runtimes.values()].some((r) => r.executor === 'process');
+const pods = [...runtimes.values()].some((r) => r.executor === 'pod');
+if (!processes) {
+  // Only Pods: nothing runs in this agent's own container, so there is no sandbox to set up.
+} else if (f['insecure-no-sandbox']) {
   log.warn('--insecure-no-sandbox: steps run as this agent, and can reach everything it can');
 } else {
   sandbox = sandboxOptions(
@@ -180,6 +197,13 @@ if (f['insecure-no-sandbox']) {
   }
 }
 const kc = loadKubeConfig(f.kubeconfig);
+const helperImage = pods ? ((f['helper-image'] as string | undefined) ?? (await ownImage(kc))) : undefined;
+if (pods && !helperImage) {
+  console.error(
+    "runtimed: the pod runtime needs --helper-image (the kruntimes image); outside a Pod it cannot be read from this agent's own",
+  );
+  process.exit(2);
+}
 const dataDir = f['data-dir'] as string;
 const logs = new LogStore(dataDir, positive('log-retention-hours') * 3600_000);
 const agent = new Agent(
@@ -195,6 +219,7 @@ const agent = new Agent(
     maxLogBytes: positive('max-log-bytes'),
     workDir,
     ...(sandbox ? { sandbox: { ...sandbox, ...(uidBase !== undefined ? { uidBase } : {}) } } : {}),
+    ...(helperImage ? { pods: { helperImage, stuckMs: positive('pod-stuck-seconds') * 1000 } } : {}),
   },
   logs,
 );
@@ -296,3 +321,18 @@ const shutdown = (signal: string) => {
 };
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));
+
+/** The image of this agent's own container, read from its Pod ($POD_NAME, $POD_NAMESPACE). */
+async function ownImage(config: k8s.KubeConfig): Promise<string | undefined> {
+  const name = process.env.POD_NAME;
+  const namespace = process.env.POD_NAMESPACE;
+  if (!name || !namespace) return undefined;
+  try {
+    const pod = await apiClient(config, k8s.CoreV1Api).readNamespacedPod({ name, namespace });
+    const containers = pod.spec?.containers ?? [];
+    return (containers.find((c) => c.name === 'runtimed') ?? containers[0])?.image;
+  } catch (e) {
+    log.warn({ err: String(e) }, 'cannot read the image of this agent from its Pod');
+    return undefined;
+  }
+}

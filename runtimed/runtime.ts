@@ -9,20 +9,32 @@ export interface Paths {
 
 export interface Runtime {
   readonly name: string;
+  /** A process in the sandbox, or a Pod (the runtime of container steps, docs/runtimes.md). */
+  readonly executor: 'process' | 'pod';
   command(paths: Paths): { file: string; args: string[] };
 }
 
 export const bashRuntime: Runtime = {
   name: 'bash',
+  executor: 'process',
   // docs/design.md §3: no profile or rc files, stop on the first failing command, and on a failure
   // anywhere in a pipeline.
   command: (p) => ({ file: 'bash', args: ['--noprofile', '--norc', '-eo', 'pipefail', p.script] }),
 };
 
-export const BUILT_IN: Record<string, Runtime> = { bash: bashRuntime };
+/** Each step a Pod (runtimed/pod-executor.ts); served as `--runtimes kubernetes=pod`. */
+export const podRuntime: Runtime = {
+  name: 'pod',
+  executor: 'pod',
+  command: () => {
+    throw new Error('the pod runtime runs no process of its own');
+  },
+};
+
+export const BUILT_IN: Record<string, Runtime> = { bash: bashRuntime, pod: podRuntime };
 
 /**
- * Parses `--runtimes bash,fast=bash`: each entry serves Runs whose spec.runtime is the name, with the
+ * Parses `--runtimes bash,fast=bash,kubernetes=pod`: each entry serves Runs whose spec.runtime is the name, with the
  * built-in runtime after "=" (the name itself when there is none), so agents can serve pools.
  */
 export function parseRuntimes(flag: string): Map<string, Runtime> | { error: string } {

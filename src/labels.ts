@@ -45,3 +45,6 @@ export const FINALIZER_WORKS_CLEANUP = 'kruntimes.io/works-cleanup';
 export const FINALIZER_APPLIED_OBJECTS = 'kruntimes.io/applied-objects';
 /** On a Promise: its deletion deletes its resources (through their delete pipelines), then its CRD. */
 export const FINALIZER_PROMISE_RESOURCES = 'kruntimes.io/promise-resources';
+/** On a step Pod: the name and uid of the Run it executes (`kubectl get pods -l kruntimes.io/run=<run>`). */
+export const LABEL_RUN = 'kruntimes.io/run';
+export const LABEL_RUN_UID = 'kruntimes.io/run-uid';

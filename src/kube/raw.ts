@@ -81,3 +81,38 @@ export function serverSideApply(
   const q = `?fieldManager=${encodeURIComponent(fieldManager)}&force=true`;
   return rawJson(kc, 'PATCH', path + q, body, 30_000, 'application/apply-patch+yaml');
 }
+
+/**
+ * A GET whose body is read as it comes (pods/log?follow=true): resolves with the response once the
+ * API server answers 2xx; the caller reads and ends it. `signal` aborts it.
+ */
+export async function rawStream(
+  kc: k8s.KubeConfig,
+  path: string,
+  signal?: AbortSignal,
+): Promise<import('node:http').IncomingMessage> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  const opts: https.RequestOptions = { method: 'GET', headers: { accept: '*/*' }, ...(signal ? { signal } : {}) };
+  await kc.applyToHTTPSOptions(opts);
+  opts.headers = { ...opts.headers, ...extraHeaders(kc) };
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${cluster.server}${path}`, opts, (res) => {
+      if ((res.statusCode ?? 500) < 300) return resolve(res);
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => reject(new HttpError(res.statusCode ?? 500, Buffer.concat(chunks).toString('utf8'))));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A GET of a text body (pods/log), whole. */
+export async function rawText(kc: k8s.KubeConfig, path: string): Promise<string> {
+  const res = await rawStream(kc, path, AbortSignal.timeout(30_000));
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

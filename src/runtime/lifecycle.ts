@@ -81,6 +81,8 @@ export interface Ending {
   controlFile: string | { bytes: number };
   /** The text of $KRT_STATUS, or its size when it was too large to read. */
   statusFile?: string | { bytes: number };
+  /** Why the step's Pod failed (kubernetes runtime): an image, a Secret, the node, memory. */
+  podFailure?: { reason: string; message: string };
   /** The sandbox limit the step ran into, when its end says so. */
   limit?: string;
   /** The files of $KRT_OUTPUT_DIR, or why they could not be read. */
@@ -122,6 +124,7 @@ export function endStatus(
     };
   if (e.stoppedFor === 'cancel')
     return { ...base, phase: 'Cancelled', reason: 'Cancelled', message: 'cancelled on request' };
+  if (e.podFailure) return { ...base, phase: 'Failed', ...e.podFailure };
   if (e.limit)
     return {
       ...base,

@@ -1,8 +1,8 @@
 // The files of $KRT_OUTPUT_DIR read back after a step (docs/design.md §4), bounded like every other
 // thing a step writes: regular files only (a symlink could point at the agent's own files), paths
 // as FILE_PATH_PATTERN allows, at most MAX_FILES files and MAX_FILES_BYTES bytes.
-import { lstat, readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { FILE_PATH_PATTERN, matches } from '../api/patterns.js';
 import { MAX_FILES, MAX_FILES_BYTES } from '../limits.js';
 import type { Files } from '../promise/files.js';
@@ -40,4 +40,25 @@ export async function readOutputDir(root: string): Promise<{ files: Files } | { 
 export function safeFilePath(root: string, path: string): string {
   if (!matches(FILE_PATH_PATTERN, path)) throw new Error(`file path "${path}" is not allowed`);
   return join(root, path);
+}
+
+/** Writes a set of files under `root` (the step's $KRT_INPUT or $KRT_OUTPUT_DIR). */
+export async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
+  await mkdir(root, { recursive: true });
+  for (const [path, text] of Object.entries(files)) {
+    const target = safeFilePath(root, path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, text);
+  }
+}
+
+/** A file the step wrote, or its size when it is over `max` (not read); empty when missing. */
+export async function readBounded(path: string, max: number): Promise<string | { bytes: number }> {
+  try {
+    const { size } = await stat(path);
+    if (size > max) return { bytes: size };
+    return await readFile(path, 'utf8');
+  } catch {
+    return '';
+  }
 }

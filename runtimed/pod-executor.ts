@@ -1,0 +1,339 @@
+// The executor of the kubernetes runtime (docs/runtimes.md): a claimed Run becomes one Pod named
+// like it, owned by it, in its namespace. The agent keeps claiming, heartbeating and reporting as for
+// any runtime; this turns the Pod's life into the same Ending a sandboxed process gives. A Pod that
+// already exists is adopted, never made twice: an agent that restarts finds its step still running
+// (or finished) and reports it, so a step runs once however often its agent goes away.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type * as k8s from '@kubernetes/client-node';
+import type { Run } from '../src/api/types.js';
+import { ResilientInformer } from '../src/kube/informer.js';
+import { HttpError, rawJson, rawStream, rawText } from '../src/kube/raw.js';
+import { LABEL_RUN_UID } from '../src/labels.js';
+import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
+import { logTail, type Ending } from '../src/runtime/lifecycle.js';
+import { Masker } from '../src/runtime/mask.js';
+import { podOutcome, type PodLike, type PodOutcome } from '../src/runtime/pod-outcome.js';
+import { parseReport, REPORT_CONTAINER, STEP_CONTAINER, stepPod, stepPodName } from '../src/runtime/pod.js';
+import { maskedValues } from '../src/runtime/secrets.js';
+import { log } from '../src/telemetry/log.js';
+import type { RunningStep } from './launcher-client.js';
+
+type Pod = PodLike & {
+  metadata?: { name?: string; namespace?: string; uid?: string; labels?: Record<string, string> };
+};
+type Result = Omit<Ending, 'now'>;
+
+export interface PodExecutorOptions {
+  /** The project's image, for the prepare and report containers. */
+  helperImage: string;
+  graceMs: number;
+  /** How long a Pod may wait for its image, a Secret or a node before the Run fails. */
+  stuckMs: number;
+  maxLogBytes: number;
+  /** Namespaces served; empty: all. */
+  namespaces: string[];
+}
+
+const podPath = (ns: string, name = '') => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`;
+const key = (ns: string, name: string) => `${ns}/${name}`;
+
+export class PodExecutor {
+  private readonly informers: ResilientInformer<Pod>[];
+  private readonly watching = new Map<string, () => void>();
+  private ticker: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    private readonly opts: PodExecutorOptions,
+  ) {
+    const paths = opts.namespaces.length ? opts.namespaces.map((ns) => podPath(ns)) : ['/api/v1/pods'];
+    this.informers = paths.map(
+      (path) => new ResilientInformer<Pod>(kc, { path, labelSelector: LABEL_RUN_UID, resyncMs: 5 * 60_000 }),
+    );
+    for (const i of this.informers) {
+      const poke = (p: Pod) =>
+        this.watching.get(key(p.metadata?.namespace ?? '', p.metadata?.name ?? ''))?.();
+      i.on('add', poke);
+      i.on('update', (_old, p) => poke(p));
+      i.on('delete', poke);
+    }
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.start()));
+    // Bounded waits end on the clock, not on an event.
+    this.ticker = setInterval(() => this.watching.forEach((poke) => poke()), 1000);
+  }
+
+  stop(): void {
+    clearInterval(this.ticker);
+    for (const i of this.informers) i.stop();
+  }
+
+  healthy(): boolean {
+    return this.informers.every((i) => i.healthy());
+  }
+
+  private cached(ns: string, name: string): Pod | undefined {
+    for (const i of this.informers) {
+      const p = i.get(ns, name);
+      if (p) return p;
+    }
+    return undefined;
+  }
+
+  /** Runs (or adopts) the Pod of a claimed Run; `secrets` are the values its log and results mask. */
+  execute(run: Run, logFile: string, secrets: Record<string, string>): RunningStep {
+    return new PodExecution(this, run, logFile, secrets);
+  }
+
+  /** The Pod of a Run cancelled while no agent held it (handed back, not yet adopted). */
+  async deleteFor(run: Run): Promise<void> {
+    const ns = run.metadata.namespace ?? '';
+    const name = stepPodName(run);
+    const pod = this.cached(ns, name);
+    if (!pod || pod.metadata?.labels?.[LABEL_RUN_UID] !== run.metadata.uid) return;
+    await rawJson(
+      this.kc,
+      'DELETE',
+      `${podPath(ns, name)}?gracePeriodSeconds=${Math.ceil(this.opts.graceMs / 1000)}`,
+    ).catch((e: unknown) => {
+      if (!(e instanceof HttpError && e.code === 404)) throw e;
+    });
+  }
+
+  /** @internal for PodExecution */
+  get options(): PodExecutorOptions {
+    return this.opts;
+  }
+  /** @internal */
+  get kubeConfig(): k8s.KubeConfig {
+    return this.kc;
+  }
+  /** @internal */
+  watch(ns: string, name: string, poke: () => void): () => void {
+    const k = key(ns, name);
+    this.watching.set(k, poke);
+    return () => {
+      if (this.watching.get(k) === poke) this.watching.delete(k);
+    };
+  }
+  /** @internal */
+  pod(ns: string, name: string): Pod | undefined {
+    return this.cached(ns, name);
+  }
+}
+
+class PodExecution implements RunningStep {
+  readonly done: Promise<Result>;
+  private stopped: 'timeout' | 'cancel' | 'release' | undefined;
+  private finish!: (r: Result) => void;
+  private readonly ns: string;
+  private readonly name: string;
+  private readonly masker: Masker;
+  private readonly secretValues: string[];
+  private following = false;
+  private followed = false;
+  private ending = false;
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  private logged = 0;
+  private logStream: WriteStream | undefined;
+  private readonly abort = new AbortController();
+  private unwatch: () => void = () => undefined;
+
+  constructor(
+    private readonly ex: PodExecutor,
+    private readonly run: Run,
+    private readonly logFile: string,
+    secrets: Record<string, string>,
+  ) {
+    this.ns = run.metadata.namespace ?? '';
+    this.name = stepPodName(run);
+    this.secretValues = maskedValues(secrets);
+    this.masker = new Masker(this.secretValues);
+    this.done = new Promise<Result>((r) => (this.finish = r)).finally(() => {
+      this.unwatch();
+      this.abort.abort();
+    });
+    void this.begin().catch((e: unknown) =>
+      this.end({ startError: `cannot start the step Pod: ${String(e)}` }),
+    );
+  }
+
+  get stopReason(): 'timeout' | 'cancel' | 'release' | undefined {
+    return this.stopped;
+  }
+
+  stop(reason: 'timeout' | 'cancel' | 'release'): void {
+    if (this.stopped) return;
+    this.stopped = reason;
+    // Handed back: the Pod keeps running, and whoever claims the Run next adopts it.
+    if (reason === 'release') return this.end({});
+    void this.deletePod().then(() => this.end({ stoppedFor: 'cancel' }));
+  }
+
+  private async deletePod(): Promise<void> {
+    const grace = Math.ceil(this.ex.options.graceMs / 1000);
+    try {
+      await rawJson(
+        this.ex.kubeConfig,
+        'DELETE',
+        `${podPath(this.ns, this.name)}?gracePeriodSeconds=${grace}`,
+        {
+          preconditions: { uid: this.ex.pod(this.ns, this.name)?.metadata?.uid },
+        },
+      );
+    } catch (e) {
+      if (!(e instanceof HttpError && (e.code === 404 || e.code === 409)))
+        log.warn({ run: `${this.ns}/${this.name}`, err: String(e) }, 'could not delete the step Pod');
+    }
+  }
+
+  private async begin(): Promise<void> {
+    await mkdir(dirname(this.logFile), { recursive: true });
+    const body = stepPod(this.run, {
+      helperImage: this.ex.options.helperImage,
+      graceSeconds: Math.ceil(this.ex.options.graceMs / 1000),
+    });
+    let pod: Pod;
+    try {
+      pod = (await rawJson(this.ex.kubeConfig, 'POST', podPath(this.ns), body)) as Pod;
+      log.debug({ run: `${this.ns}/${this.name}` }, 'step Pod created');
+    } catch (e) {
+      if (!(e instanceof HttpError)) throw e;
+      if (e.code !== 409) return this.end({ startError: `the step Pod was refused: ${apiMessage(e)}` });
+      pod = (await rawJson(this.ex.kubeConfig, 'GET', podPath(this.ns, this.name))) as Pod;
+      if (pod.metadata?.labels?.[LABEL_RUN_UID] !== this.run.metadata.uid)
+        return this.end({ startError: `a Pod named ${this.name} exists and belongs to another Run` });
+      log.info({ run: `${this.ns}/${this.name}` }, 'adopted the step Pod of an earlier claim');
+    }
+    if (this.stopped) return;
+    this.unwatch = this.ex.watch(this.ns, this.name, () => this.observe());
+    this.observe(pod);
+  }
+
+  private observe(fresh?: Pod): void {
+    if (this.ending || this.stopped) return;
+    const pod = this.ex.pod(this.ns, this.name) ?? fresh;
+    if (!pod) return; // not in the cache yet, or deleted: see below
+    if (pod.metadata?.deletionTimestamp && !this.stopped) {
+      return void this.settle({
+        state: 'failed',
+        reason: 'PodDeleted',
+        message: `the step Pod ${this.name} was deleted before the step ended`,
+      });
+    }
+    const outcome = podOutcome(pod, Date.now(), this.ex.options.stuckMs);
+    if (outcome.state === 'pending') return;
+    if (!this.following && !this.followed) void this.follow();
+    if (outcome.state === 'running') return;
+    void this.settle(outcome);
+  }
+
+  /** Follows the step container's log into the log file, masked, keeping the tail for the Run. */
+  private async follow(): Promise<void> {
+    this.following = true;
+    try {
+      const res = await rawStream(
+        this.ex.kubeConfig,
+        `${podPath(this.ns, this.name)}/log?container=${STEP_CONTAINER}&follow=true`,
+        this.abort.signal,
+      );
+      for await (const chunk of res) this.write(this.masker.push(chunk as Buffer));
+      this.followed = true;
+    } catch {
+      // Not started yet, or the connection broke: settle() reads the whole log once more.
+    } finally {
+      this.following = false;
+    }
+  }
+
+  private write(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.tail.push(chunk);
+    this.tailBytes += chunk.length;
+    while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= MAX_LOG_TAIL_BYTES)
+      this.tailBytes -= this.tail.shift()?.length ?? 0;
+    this.logStream ??= createWriteStream(this.logFile, { flags: 'w' }).on('error', () => undefined);
+    const max = this.ex.options.maxLogBytes;
+    if (this.logged < max) {
+      const room = max - this.logged;
+      this.logStream.write(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      this.logged += chunk.length;
+    }
+  }
+
+  private async settle(outcome: Exclude<PodOutcome, { state: 'pending' | 'running' }>): Promise<void> {
+    if (this.ending) return;
+    this.ending = true;
+    // The whole log when following missed any of it (an adopted Pod, a broken connection).
+    if (!this.followed) {
+      this.abort.abort();
+      try {
+        const text = await rawText(
+          this.ex.kubeConfig,
+          `${podPath(this.ns, this.name)}/log?container=${STEP_CONTAINER}`,
+        );
+        this.tail = [];
+        this.tailBytes = 0;
+        this.logged = 0;
+        this.logStream?.destroy();
+        this.logStream = undefined;
+        this.write(Buffer.from(new Masker(this.secretValues).text(text)));
+      } catch {
+        // the step never started: no log
+      }
+    } else this.write(this.masker.end());
+    await new Promise<void>((r) => (this.logStream ? this.logStream.end(r) : r()));
+    const tail = logTail(Buffer.concat(this.tail));
+    if (outcome.state === 'failed') {
+      if (outcome.timeout)
+        return this.end({
+          stoppedFor: 'timeout',
+          tail,
+          ...(this.run.spec.timeoutSeconds ? { timeoutSeconds: this.run.spec.timeoutSeconds } : {}),
+        });
+      if (outcome.reason === 'NonZeroExit') return this.end({ exitCode: outcome.exitCode ?? 1, tail });
+      return this.end({
+        podFailure: { reason: outcome.reason, message: outcome.message },
+        tail,
+        ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+      });
+    }
+    let report;
+    try {
+      report = parseReport(
+        await rawText(this.ex.kubeConfig, `${podPath(this.ns, this.name)}/log?container=${REPORT_CONTAINER}`),
+      );
+    } catch (e) {
+      report = { error: `cannot read the reporter's log: ${String(e)}` };
+    }
+    if ('error' in report)
+      return this.end({ podFailure: { reason: 'ReportFailed', message: report.error }, tail });
+    const masked = (v: string | { bytes: number }) => (typeof v === 'string' ? this.masker.text(v) : v);
+    this.end({
+      exitCode: 0,
+      tail,
+      outputFile: masked(report.output),
+      controlFile: masked(report.control),
+      statusFile: masked(report.status),
+      outputDir: report.files,
+    });
+  }
+
+  private end(r: Partial<Result>): void {
+    this.ending = true;
+    this.finish({ exitCode: null, signal: null, outputFile: '', controlFile: '', tail: '', ...r });
+  }
+}
+
+function apiMessage(e: HttpError): string {
+  try {
+    return (JSON.parse(e.body) as { message?: string }).message ?? e.body;
+  } catch {
+    return e.body;
+  }
+}

@@ -1,0 +1,132 @@
+// What an observed step Pod says about its Run (docs/runtimes.md): still going, done (read the
+// reporter's log), or failed with a reason and a message a user can act on. Waiting that may end by
+// itself (an image being pulled, a Secret created late, a node freeing up) fails only after `stuckMs`.
+import { PREPARE_CONTAINER, REPORT_CONTAINER, STEP_CONTAINER } from './pod.js';
+
+interface ContainerState {
+  waiting?: { reason?: string; message?: string };
+  running?: { startedAt?: string | Date };
+  terminated?: { exitCode?: number; reason?: string; message?: string; signal?: number };
+}
+interface ContainerStatus {
+  name: string;
+  state?: ContainerState;
+}
+export interface PodLike {
+  metadata?: { creationTimestamp?: string | Date; deletionTimestamp?: string | Date };
+  spec?: {
+    initContainers?: { name: string; image?: string }[];
+    containers?: { name: string; image?: string }[];
+  };
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    conditions?: { type?: string; status?: string; reason?: string; message?: string }[];
+    initContainerStatuses?: ContainerStatus[];
+    containerStatuses?: ContainerStatus[];
+  };
+}
+
+export type PodOutcome =
+  | { state: 'pending' }
+  /** The step runs (its log can be followed) or ran. */
+  | { state: 'running' }
+  /** The step ended well and the reporter printed its result: read it. */
+  | { state: 'reported' }
+  | { state: 'failed'; reason: string; message: string; exitCode?: number; timeout?: boolean };
+
+const PULL = new Set(['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'RegistryUnavailable']);
+const NOW_FATAL = new Set(['InvalidImageName']);
+
+function statusOf(pod: PodLike, name: string): ContainerStatus | undefined {
+  return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find(
+    (s) => s.name === name,
+  );
+}
+
+function imageOf(pod: PodLike, name: string): string {
+  return (
+    [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === name)
+      ?.image ?? '?'
+  );
+}
+
+export function podOutcome(pod: PodLike, now: number, stuckMs: number): PodOutcome {
+  const s = pod.status ?? {};
+  const age = now - new Date(pod.metadata?.creationTimestamp ?? now).getTime();
+  const stuck = age >= stuckMs;
+  if (s.reason === 'DeadlineExceeded')
+    return {
+      state: 'failed',
+      reason: 'Timeout',
+      message: 'the step Pod ran past its activeDeadlineSeconds',
+      timeout: true,
+    };
+  if (s.reason === 'Evicted')
+    return {
+      state: 'failed',
+      reason: 'Evicted',
+      message: `the node evicted the step Pod: ${s.message ?? ''}`.trim(),
+    };
+  const step = statusOf(pod, STEP_CONTAINER)?.state;
+  const t = step?.terminated;
+  if (t && t.reason === 'OOMKilled')
+    return {
+      state: 'failed',
+      reason: 'OOMKilled',
+      message: 'the step used more memory than its limit (resources.limits.memory) and was killed',
+      ...(t.exitCode !== undefined ? { exitCode: t.exitCode } : {}),
+    };
+  if (t && t.exitCode !== 0)
+    return {
+      state: 'failed',
+      reason: 'NonZeroExit',
+      message: `the step exited with code ${t.exitCode ?? '?'}${t.message ? `: ${t.message.trim()}` : ''}`,
+      ...(t.exitCode !== undefined ? { exitCode: t.exitCode } : {}),
+    };
+  const prep = statusOf(pod, PREPARE_CONTAINER)?.state?.terminated;
+  if (prep && prep.exitCode !== 0)
+    return {
+      state: 'failed',
+      reason: 'StartError',
+      message: `preparing the step's files failed (exit ${prep.exitCode ?? '?'})${prep.message ? `: ${prep.message.trim()}` : ''}`,
+    };
+  for (const name of [PREPARE_CONTAINER, STEP_CONTAINER, REPORT_CONTAINER]) {
+    const w = statusOf(pod, name)?.state?.waiting;
+    if (!w?.reason) continue;
+    const detail = w.message ? `: ${w.message}` : '';
+    if (NOW_FATAL.has(w.reason) || (PULL.has(w.reason) && stuck))
+      return {
+        state: 'failed',
+        reason: PULL.has(w.reason) ? 'ImagePullBackOff' : w.reason,
+        message: `image "${imageOf(pod, name)}" of container ${name} cannot be pulled${detail}`,
+      };
+    if (w.reason === 'CreateContainerConfigError' && stuck)
+      return {
+        state: 'failed',
+        reason: 'CreateContainerConfigError',
+        message: `container ${name} cannot be created${detail}`,
+      };
+  }
+  const scheduled = s.conditions?.find((c) => c.type === 'PodScheduled');
+  if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable' && stuck)
+    return {
+      state: 'failed',
+      reason: 'Unschedulable',
+      message: `no node can run the step Pod: ${scheduled.message ?? ''}`.trim(),
+    };
+  const report = statusOf(pod, REPORT_CONTAINER)?.state?.terminated;
+  if (report)
+    return report.exitCode === 0
+      ? { state: 'reported' }
+      : {
+          state: 'failed',
+          reason: 'ReportFailed',
+          message: `the step ended, but reading what it wrote failed (exit ${report.exitCode ?? '?'})${report.message ? `: ${report.message.trim()}` : ''}`,
+        };
+  if (s.phase === 'Failed')
+    return { state: 'failed', reason: s.reason ?? 'PodFailed', message: s.message ?? 'the step Pod failed' };
+  if (step?.running || t) return { state: 'running' };
+  return { state: 'pending' };
+}

@@ -1,0 +1,244 @@
+import type { Run } from '../api/types.js';
+import { parseReport, PREPARE_CHUNK, readPrepared, REPORT_PREFIX, stepPod } from './pod.js';
+import { podOutcome, type PodLike } from './pod-outcome.js';
+
+const run = (spec: Partial<Run['spec']>): Run =>
+  ({
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Run',
+    metadata: {
+      name: 'r-build-s-1',
+      namespace: 'team',
+      uid: 'u1',
+      labels: { 'kruntimes.io/workflow-job': 'build' },
+    },
+    spec: { runtime: 'kubernetes', container: { image: 'tools:1' }, ...spec },
+  }) as Run;
+type AnyPod = {
+  metadata: {
+    name: string;
+    labels: Record<string, string>;
+    annotations: Record<string, string>;
+    ownerReferences: { uid: string; controller: boolean }[];
+  };
+  spec: {
+    automountServiceAccountToken?: boolean;
+    serviceAccountName?: string;
+    activeDeadlineSeconds?: number;
+    securityContext: Record<string, unknown>;
+    initContainers: {
+      name: string;
+      image: string;
+      command?: string[];
+      args?: string[];
+      env: { name: string; value?: string; valueFrom?: unknown }[];
+      securityContext: Record<string, unknown>;
+    }[];
+    containers: { name: string; securityContext: Record<string, unknown> }[];
+  };
+};
+const pod = (r: Run) => stepPod(r, { helperImage: 'kruntimes:1', graceSeconds: 5 }) as unknown as AnyPod;
+
+describe('stepPod', () => {
+  it('is named like its Run, owned by it, found by its labels, and shows the step in kubectl logs', () => {
+    const p = pod(run({ script: 'echo hi' }));
+    expect(p.metadata.name).toBe('r-build-s-1');
+    expect(p.metadata.ownerReferences).toEqual([expect.objectContaining({ uid: 'u1', controller: true })]);
+    expect(p.metadata.labels).toMatchObject({
+      'kruntimes.io/run': 'r-build-s-1',
+      'kruntimes.io/run-uid': 'u1',
+      'kruntimes.io/workflow-job': 'build',
+    });
+    expect(p.metadata.annotations['kubectl.kubernetes.io/default-container']).toBe('step');
+    expect(p.spec.initContainers.map((c) => c.name)).toEqual(['prepare', 'step']);
+    expect(p.spec.containers.map((c) => c.name)).toEqual(['report']);
+  });
+
+  it('meets Pod Security "restricted" in every container, and gives no API token unless the job names an account', () => {
+    const p = pod(run({ script: 'x' }));
+    expect(p.spec.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    for (const c of [...p.spec.initContainers, ...p.spec.containers])
+      expect(c.securityContext).toEqual({
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        runAsNonRoot: true,
+      });
+    expect(p.spec.automountServiceAccountToken).toBe(false);
+    const withAccount = pod(run({ container: { image: 'x', serviceAccountName: 'reader' } }));
+    expect(withAccount.spec).toMatchObject({
+      serviceAccountName: 'reader',
+      automountServiceAccountToken: true,
+    });
+  });
+
+  it('runs a script through the image shell, an exec form as given, and times out by activeDeadlineSeconds', () => {
+    const script = pod(run({ script: 'echo hi', timeoutSeconds: 60 }));
+    expect(script.spec.initContainers[1]?.command?.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    expect(script.spec.activeDeadlineSeconds).toBe(60);
+    const exec = pod(run({ container: { image: 'x', command: ['printf'], args: ['%s', "a'; rm -rf / #"] } }));
+    expect(exec.spec.initContainers[1]).toMatchObject({
+      command: ['printf'],
+      args: ['%s', "a'; rm -rf / #"],
+    });
+    const entry = pod(run({ container: { image: 'x' } }));
+    expect(entry.spec.initContainers[1]?.command).toBeUndefined();
+  });
+
+  it('passes a secret variable as a secretKeyRef (its value never in the Pod) and the KRT_* paths', () => {
+    const p = pod(
+      run({
+        script: 'x',
+        env: [
+          { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+          { name: 'A', value: '1' },
+        ],
+      }),
+    );
+    const env = p.spec.initContainers[1]?.env ?? [];
+    expect(env).toContainEqual({ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } });
+    expect(env).toContainEqual({ name: 'A', value: '1' });
+    expect(env).toContainEqual({ name: 'KRT_INPUT', value: '/kratix/input' });
+    expect(env).toContainEqual({ name: 'KRT_CONTROL', value: '/kratix/metadata/workflow-control.yaml' });
+  });
+
+  it('carries the script and files to prepare in chunks an environment can hold, read back whole', () => {
+    const big = 'x'.repeat(PREPARE_CHUNK * 2 + 17);
+    const p = pod(
+      run({ script: 'echo', inputFiles: { 'object.yaml': big }, outputFiles: { 'a/b.yaml': 'k: v' } }),
+    );
+    const env = p.spec.initContainers[0]?.env ?? [];
+    expect(env.length).toBe(3);
+    for (const e of env) expect((e.value ?? '').length).toBeLessThanOrEqual(PREPARE_CHUNK);
+    const back = readPrepared(Object.fromEntries(env.map((e) => [e.name, e.value])));
+    expect(back).toEqual({ script: 'echo', input: { 'object.yaml': big }, output: { 'a/b.yaml': 'k: v' } });
+  });
+});
+
+describe('parseReport', () => {
+  const good = {
+    output: 'a=1\n',
+    control: '',
+    status: { bytes: 999999 },
+    files: { files: { 'x.yaml': 'k: v' } },
+  };
+  it('reads the last result line', () => {
+    expect(parseReport(`noise\n${REPORT_PREFIX}${JSON.stringify(good)}\n`)).toEqual(good);
+  });
+  it.each([
+    ['', 'the reporter printed no result'],
+    [`${REPORT_PREFIX}{nope`, 'the reporter printed a result that is not JSON'],
+    [
+      `${REPORT_PREFIX}${JSON.stringify({ ...good, output: 3 })}`,
+      'the reporter printed a result of the wrong shape',
+    ],
+    [
+      `${REPORT_PREFIX}${JSON.stringify({ ...good, files: { files: { a: 1 } } })}`,
+      'the reporter printed a result of the wrong shape',
+    ],
+  ])('refuses %j', (log, error) => {
+    expect(parseReport(log)).toEqual({ error });
+  });
+});
+
+describe('podOutcome', () => {
+  const T0 = Date.parse('2026-12-04T10:00:00Z');
+  const base = (status: PodLike['status']): PodLike => ({
+    metadata: { creationTimestamp: new Date(T0).toISOString() },
+    spec: {
+      initContainers: [
+        { name: 'prepare', image: 'k' },
+        { name: 'step', image: 'nope:1' },
+      ],
+      containers: [{ name: 'report' }],
+    },
+    status,
+  });
+  const waiting = (name: string, reason: string, message = '') => ({
+    name,
+    state: { waiting: { reason, message } },
+  });
+  const ended = (name: string, exitCode: number, reason?: string) => ({
+    name,
+    state: { terminated: { exitCode, ...(reason ? { reason } : {}) } },
+  });
+
+  it('waits for an image until the bound, then fails with a reason and the image', () => {
+    const p = base({
+      phase: 'Pending',
+      initContainerStatuses: [ended('prepare', 0), waiting('step', 'ImagePullBackOff', 'Back-off pulling')],
+    });
+    expect(podOutcome(p, T0 + 1000, 60_000)).toEqual({ state: 'pending' });
+    expect(podOutcome(p, T0 + 60_000, 60_000)).toEqual({
+      state: 'failed',
+      reason: 'ImagePullBackOff',
+      message: 'image "nope:1" of container step cannot be pulled: Back-off pulling',
+    });
+  });
+  it('fails a missing Secret and an unschedulable Pod after the bound', () => {
+    const secret = base({
+      initContainerStatuses: [
+        ended('prepare', 0),
+        waiting('step', 'CreateContainerConfigError', 'secret "s" not found'),
+      ],
+    });
+    expect(podOutcome(secret, T0, 1000).state).toBe('pending');
+    expect(podOutcome(secret, T0 + 1000, 1000)).toMatchObject({
+      reason: 'CreateContainerConfigError',
+      message: 'container step cannot be created: secret "s" not found',
+    });
+    const unsched = base({
+      phase: 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes' }],
+    });
+    expect(podOutcome(unsched, T0 + 1000, 1000)).toMatchObject({
+      reason: 'Unschedulable',
+      message: 'no node can run the step Pod: 0/1 nodes',
+    });
+  });
+  it.each([
+    [
+      base({ phase: 'Failed', reason: 'DeadlineExceeded' }),
+      { state: 'failed', reason: 'Timeout', timeout: true },
+    ],
+    [
+      base({ phase: 'Failed', reason: 'Evicted', message: 'low on memory' }),
+      { reason: 'Evicted', message: 'the node evicted the step Pod: low on memory' },
+    ],
+    [
+      base({
+        phase: 'Failed',
+        initContainerStatuses: [ended('prepare', 0), ended('step', 137, 'OOMKilled')],
+      }),
+      { reason: 'OOMKilled', exitCode: 137 },
+    ],
+    [
+      base({ phase: 'Failed', initContainerStatuses: [ended('prepare', 0), ended('step', 3)] }),
+      { reason: 'NonZeroExit', exitCode: 3 },
+    ],
+    [base({ phase: 'Failed', initContainerStatuses: [ended('prepare', 1)] }), { reason: 'StartError' }],
+    [
+      base({
+        phase: 'Running',
+        initContainerStatuses: [ended('prepare', 0), ended('step', 0)],
+        containerStatuses: [ended('report', 0)],
+      }),
+      { state: 'reported' },
+    ],
+    [
+      base({
+        phase: 'Running',
+        initContainerStatuses: [ended('prepare', 0), { name: 'step', state: { running: {} } }],
+      }),
+      { state: 'running' },
+    ],
+    [
+      base({ phase: 'Pending', initContainerStatuses: [waiting('step', 'InvalidImageName')] }),
+      { reason: 'InvalidImageName' },
+    ],
+  ])('reads %j', (p, expected) => {
+    expect(podOutcome(p, T0, 60_000)).toMatchObject(expected);
+  });
+});
