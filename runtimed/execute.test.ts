@@ -207,7 +207,7 @@ describe('parseRuntimes', () => {
   });
   it('refuses unknown runtimes and an empty list', () => {
     expect(parseRuntimes('python')).toEqual({
-      error: '--runtimes: unknown runtime "python" (built in: bash)',
+      error: '--runtimes: unknown runtime "python" (built in: bash, pod)',
     });
     expect(parseRuntimes(' , ')).toEqual({ error: '--runtimes: at least one runtime is needed' });
   });

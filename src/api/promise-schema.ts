@@ -3,7 +3,49 @@
 import * as L from '../limits.js';
 import * as P from './patterns.js';
 import { arrayOf, int, obj, str, type Schema } from './schema-helpers.js';
-import { conditions, pipelineJobsSchema, usesSchema, withSchema } from './schema.js';
+import { conditions, pipelineJobsSchema, secretKeySelectorSchema, usesSchema, withSchema } from './schema.js';
+import * as C from './container-schema.js';
+
+const unsupported = (description: string): Schema =>
+  arrayOf(
+    `${description} Not supported yet: a Pipeline that sets it is refused (docs/runtimes.md).`,
+    obj('Kept so admission can name it.', {}, { 'x-kubernetes-preserve-unknown-fields': true }),
+  );
+
+/** A container of a Kratix-shaped pipeline: Kratix's own fields, run as a step of the kubernetes runtime. */
+export const pipelineContainerSchema: Schema = obj(
+  'One container of a Kratix-shaped pipeline; the containers run in order and the first failure halts the pipeline.',
+  {
+    name: str('Name of the container, unique in its pipeline; it names its step.', {
+      minLength: 1,
+      maxLength: L.MAX_LABEL_VALUE_LENGTH,
+      pattern: P.STEP_NAME_PATTERN,
+    }),
+    image: C.imageSchema,
+    command: C.commandSchema,
+    args: C.argsSchema,
+    workingDir: C.workingDirSchema,
+    resources: C.resourcesSchema,
+    env: arrayOf(
+      'Environment variables, as in a Pod; a value may read ${{ resource.<path> }}.',
+      obj(
+        'One variable.',
+        {
+          name: str('Variable name.', { minLength: 1, maxLength: 256, pattern: P.ENV_NAME_PATTERN }),
+          value: str('The value.', { maxLength: L.MAX_VALUE_LENGTH }),
+          valueFrom: obj('Where the value comes from, instead of value.', {
+            secretKeyRef: secretKeySelectorSchema,
+          }),
+        },
+        { required: ['name'] },
+      ),
+      { maxItems: L.MAX_ENV_PER_STEP },
+    ),
+    envFrom: unsupported('Variables from ConfigMaps or Secrets.'),
+    volumeMounts: unsupported('Volumes mounted in the container.'),
+  },
+  { required: ['name', 'image'] },
+);
 
 export const pipelineSchema: Schema = obj(
   'A Pipeline: inline jobs run as one WorkflowRun owned by the resource (steps of a job run in order, like Kratix containers).',
@@ -21,15 +63,24 @@ export const pipelineSchema: Schema = obj(
       },
       { required: ['name'] },
     ),
-    spec: obj('What the pipeline runs: inline jobs, or a Workflow of spec.workflowNamespace.', {
-      jobs: pipelineJobsSchema,
-      uses: usesSchema(
-        'Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.',
-      ),
-      with: withSchema(
-        'Inputs of the Workflow: strings (which may read ${{ resource.<path> }}), numbers or booleans.',
-      ),
-    }),
+    spec: obj(
+      'What the pipeline runs: inline jobs, Kratix-style containers, or a Workflow of spec.workflowNamespace.',
+      {
+        jobs: pipelineJobsSchema,
+        containers: arrayOf(
+          'Containers run one after another in Pods (runs-on: kubernetes), as Kratix runs a pipeline.',
+          pipelineContainerSchema,
+          { minItems: 1, maxItems: L.MAX_STEPS_PER_JOB },
+        ),
+        volumes: unsupported('Volumes of the containers.'),
+        uses: usesSchema(
+          'Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.',
+        ),
+        with: withSchema(
+          'Inputs of the Workflow: strings (which may read ${{ resource.<path> }}), numbers or booleans.',
+        ),
+      },
+    ),
   },
   { required: ['kind', 'metadata', 'spec'] },
 );

@@ -16,6 +16,7 @@ const NAMED: [Schema, string][] = [
   [S.runSpecSchema, 'RunSpec'],
   [S.runStatusSchema, 'RunStatus'],
   [PS.pipelineSchema, 'Pipeline'],
+  [PS.pipelineContainerSchema, 'PipelineContainer'],
   [PS.promiseSpecSchema, 'PromiseSpec'],
   [PS.promiseStatusSchema, 'PromiseStatus'],
   [PS.workSpecSchema, 'WorkSpec'],

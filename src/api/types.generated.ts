@@ -12,6 +12,7 @@ export interface KruntimesApi {
   RunSpec?: RunSpec;
   RunStatus?: RunStatus;
   Pipeline?: Pipeline;
+  PipelineContainer?: PipelineContainer;
   PromiseSpec?: PromiseSpec;
   PromiseStatus?: PromiseStatus;
   WorkSpec?: WorkSpec;
@@ -826,7 +827,7 @@ export interface Pipeline {
     name: string;
   };
   /**
-   * What the pipeline runs: inline jobs, or a Workflow of spec.workflowNamespace.
+   * What the pipeline runs: inline jobs, Kratix-style containers, or a Workflow of spec.workflowNamespace.
    */
   spec: {
     /**
@@ -1046,6 +1047,21 @@ export interface Pipeline {
       };
     };
     /**
+     * Containers run one after another in Pods (runs-on: kubernetes), as Kratix runs a pipeline.
+     *
+     * @minItems 1
+     * @maxItems 50
+     */
+    containers?: PipelineContainer[];
+    /**
+     * Volumes of the containers. Not supported yet: a Pipeline that sets it is refused (docs/runtimes.md).
+     *
+     * Items: Kept so admission can name it.
+     */
+    volumes?: {
+      [k: string]: unknown;
+    }[];
+    /**
      * Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.
      */
     uses?: string;
@@ -1056,6 +1072,125 @@ export interface Pipeline {
       [k: string]: unknown;
     };
   };
+}
+/**
+ * One container of a Kratix-shaped pipeline; the containers run in order and the first failure halts the pipeline.
+ */
+export interface PipelineContainer {
+  /**
+   * Name of the container, unique in its pipeline; it names its step.
+   */
+  name: string;
+  /**
+   * Container image the step runs in (runs-on: kubernetes), such as registry.example/tools:1.2.
+   */
+  image: string;
+  /**
+   * The executable and its first arguments, instead of the image's entrypoint.
+   *
+   * @maxItems 64
+   *
+   * Items: One word; may hold ${{ }} expressions, placed as data (no shell).
+   */
+  command?: string[];
+  /**
+   * Arguments to the command (or to the image's entrypoint).
+   *
+   * @maxItems 64
+   *
+   * Items: One word; may hold ${{ }} expressions, placed as data (no shell).
+   */
+  args?: string[];
+  /**
+   * Working directory of the container.
+   */
+  workingDir?: string;
+  /**
+   * Compute resources of the step container.
+   */
+  resources?: {
+    /**
+     * What the scheduler reserves for the step.
+     */
+    requests?: {
+      /**
+       * CPU, such as 250m or 1.
+       */
+      cpu?: string;
+      /**
+       * Memory, such as 64Mi or 1Gi.
+       */
+      memory?: string;
+    };
+    /**
+     * What the step may use at most.
+     */
+    limits?: {
+      /**
+       * CPU, such as 250m or 1.
+       */
+      cpu?: string;
+      /**
+       * Memory, such as 64Mi or 1Gi.
+       */
+      memory?: string;
+    };
+  };
+  /**
+   * Environment variables, as in a Pod; a value may read ${{ resource.<path> }}.
+   *
+   * @maxItems 100
+   *
+   * Items: One variable.
+   */
+  env?: {
+    /**
+     * Variable name.
+     */
+    name: string;
+    /**
+     * The value.
+     */
+    value?: string;
+    /**
+     * Where the value comes from, instead of value.
+     */
+    valueFrom?: {
+      /**
+       * A key of a Secret in the namespace of the run.
+       */
+      secretKeyRef?: {
+        /**
+         * Name of the Secret.
+         */
+        name: string;
+        /**
+         * The key of the Secret whose value the variable takes.
+         */
+        key: string;
+        /**
+         * A missing Secret or key gives no variable instead of failing the step.
+         */
+        optional?: boolean;
+      };
+    };
+  }[];
+  /**
+   * Variables from ConfigMaps or Secrets. Not supported yet: a Pipeline that sets it is refused (docs/runtimes.md).
+   *
+   * Items: Kept so admission can name it.
+   */
+  envFrom?: {
+    [k: string]: unknown;
+  }[];
+  /**
+   * Volumes mounted in the container. Not supported yet: a Pipeline that sets it is refused (docs/runtimes.md).
+   *
+   * Items: Kept so admission can name it.
+   */
+  volumeMounts?: {
+    [k: string]: unknown;
+  }[];
 }
 /**
  * A resource API (spec.api) and the workflows that run for each of its resources.

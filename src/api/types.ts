@@ -15,6 +15,7 @@ export type {
   RunSpec,
   RunStatus,
   Pipeline,
+  PipelineContainer,
   PromiseSpec,
   PromiseStatus,
   WorkSpec,

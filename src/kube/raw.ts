@@ -93,7 +93,11 @@ export async function rawStream(
 ): Promise<import('node:http').IncomingMessage> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const opts: https.RequestOptions = { method: 'GET', headers: { accept: '*/*' }, ...(signal ? { signal } : {}) };
+  const opts: https.RequestOptions = {
+    method: 'GET',
+    headers: { accept: '*/*' },
+    ...(signal ? { signal } : {}),
+  };
   await kc.applyToHTTPSOptions(opts);
   opts.headers = { ...opts.headers, ...extraHeaders(kc) };
   return new Promise((resolve, reject) => {
@@ -101,7 +105,9 @@ export async function rawStream(
       if ((res.statusCode ?? 500) < 300) return resolve(res);
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => reject(new HttpError(res.statusCode ?? 500, Buffer.concat(chunks).toString('utf8'))));
+      res.on('end', () =>
+        reject(new HttpError(res.statusCode ?? 500, Buffer.concat(chunks).toString('utf8'))),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);

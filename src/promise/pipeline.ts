@@ -1,6 +1,7 @@
 // One pipeline of a resource's configure workflow as a WorkflowRun owned by the resource
 // (docs/design.md §4): deterministic name, labels that say what it ran for, `resource` rendered as data.
 import type {
+  StepSpec,
   JobSpec,
   Pipeline,
   PromiseObject,
@@ -9,6 +10,7 @@ import type {
   WorkflowRun,
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
+import { CONTAINER_RUNTIME } from '../api/patterns.js';
 import { controllerReference } from '../api/objects.js';
 import { ExprError, renderTemplate } from '../expr/index.js';
 import { formatFieldError } from '../fielderror.js';
@@ -70,6 +72,63 @@ export function runsOfType(runs: WorkflowRun[], type: 'configure' | 'delete'): W
   return runs.filter((r) => (r.metadata.labels?.[LABEL_WORKFLOW_TYPE] ?? 'configure') === type);
 }
 
+/**
+ * A Kratix-shaped pipeline as the one job it means: each container a step of the kubernetes
+ * runtime, in order, the first failure halting the rest (docs/promises.md).
+ */
+export function containerJobs(pipeline: Pipeline): Record<string, JobSpec> | undefined {
+  const containers = pipeline.spec.containers;
+  if (!containers) return undefined;
+  return {
+    [pipeline.metadata.name]: {
+      'runs-on': CONTAINER_RUNTIME,
+      steps: containers.map((c) => {
+        const env: Record<string, string> = {};
+        const secretEnv: NonNullable<StepSpec['secretEnv']> = {};
+        for (const e of c.env ?? [])
+          if (e.valueFrom?.secretKeyRef) secretEnv[e.name] = e.valueFrom.secretKeyRef;
+          else env[e.name] = e.value ?? '';
+        return {
+          name: c.name,
+          image: c.image,
+          ...(c.command ? { command: c.command } : {}),
+          ...(c.args ? { args: c.args } : {}),
+          ...(c.workingDir ? { workingDir: c.workingDir } : {}),
+          ...(c.resources ? { resources: c.resources } : {}),
+          ...(Object.keys(env).length ? { env } : {}),
+          ...(Object.keys(secretEnv).length ? { secretEnv } : {}),
+        };
+      }),
+    },
+  };
+}
+
+/** Kratix's variables for a pipeline's steps (and the bash ones alike): what runs, for which object. */
+export function kratixEnv(
+  resource: ResourceObject,
+  promise: PromiseObject,
+  pipeline: Pipeline,
+  action: 'configure' | 'delete',
+): Record<string, string> {
+  const [group, version] = (resource.apiVersion ?? '').includes('/')
+    ? (resource.apiVersion ?? '').split('/')
+    : ['', resource.apiVersion ?? ''];
+  const api = promise.spec.api as { spec?: { names?: { plural?: string }; scope?: string } };
+  return {
+    KRATIX_WORKFLOW_ACTION: action,
+    KRATIX_WORKFLOW_TYPE: 'resource',
+    KRATIX_PROMISE_NAME: promise.metadata.name ?? '',
+    KRATIX_PIPELINE_NAME: pipeline.metadata.name,
+    KRATIX_OBJECT_KIND: resource.kind ?? '',
+    KRATIX_OBJECT_GROUP: group ?? '',
+    KRATIX_OBJECT_VERSION: version ?? '',
+    KRATIX_OBJECT_NAME: resource.metadata.name ?? '',
+    KRATIX_OBJECT_NAMESPACE: resource.metadata.namespace ?? '',
+    KRATIX_CRD_PLURAL: api.spec?.names?.plural ?? '',
+    KRATIX_CLUSTER_SCOPED: String(api.spec?.scope === 'Cluster'),
+  };
+}
+
 /** Workflows by namespace and name (the controller's cache), for pipelines that name one. */
 export type WorkflowLookup = (namespace: string, name: string) => Workflow | undefined;
 
@@ -83,7 +142,8 @@ function pipelineJobs(
   view: Value,
   workflow: WorkflowLookup | undefined,
 ): { jobs: Record<string, JobSpec> } | { error: string } {
-  if (pipeline.spec.jobs) return { jobs: renderJobs(pipeline.spec.jobs, { resource: view }, ['resource']) };
+  const inline = pipeline.spec.jobs ?? containerJobs(pipeline);
+  if (inline) return { jobs: renderJobs(inline, { resource: view }, ['resource']) };
   const name = pipeline.spec.uses ?? '';
   const namespace = promise.spec.workflowNamespace ?? '';
   const wf = workflow?.(namespace, name);
@@ -130,9 +190,10 @@ export function buildPipelineRun(
   }
   if ('error' in made) return made;
   const { jobs } = made;
+  const kratix = kratixEnv(resource, promise, pipeline, deleteAttempt === undefined ? 'configure' : 'delete');
   for (const job of Object.values(jobs))
     for (const step of job.steps ?? [])
-      step.env = { ...(step.env ?? {}), KRT_OBSERVED_GENERATION: generation };
+      step.env = { ...kratix, ...(step.env ?? {}), KRT_OBSERVED_GENERATION: generation };
   const inputFiles: Files = { 'object.yaml': objectYaml(resource as never) };
   for (const [p, files] of Object.entries(earlier))
     for (const [f, text] of Object.entries(files)) inputFiles[`${p}/${f}`] = text;

@@ -177,7 +177,7 @@ describe('validatePromise', () => {
     expect(
       errorsOf(promise({ workflowNamespace: 'platform', workflows: { resource: { configure: [both] } } })),
     ).toEqual([
-      'spec.workflows.resource.configure[0].spec: a Pipeline has either jobs or uses (a Workflow), not both',
+      'spec.workflows.resource.configure[0].spec: a Pipeline has one of jobs, containers or uses (a Workflow)',
     ]);
   });
 

@@ -5,6 +5,7 @@ import type { JobSpec, Pipeline, PromiseObject, Workflow } from '../api/types.js
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isObject } from '../helpers.js';
 import { apiIdentity, resourceApi, resourceApiErrors } from '../promise/api.js';
+import { containerJobs } from '../promise/pipeline.js';
 import { crdConflict, crdOwnedBy, type CrdMeta } from '../promise/ownership.js';
 import { parseDuration } from '../runtime/duration.js';
 import { validateJobs } from './jobs.js';
@@ -17,6 +18,9 @@ import { structural } from './structural.js';
 const NO_INPUTS = {
   unavailable: 'a Pipeline has no inputs; read the resource with ${{ resource.<path> }}',
 };
+
+const NOT_YET =
+  'not supported yet: pass files through /kratix/input and values through env (docs/runtimes.md)';
 
 /** A pipeline's `with` reads only the resource. */
 function withScope(schema: unknown): ExpressionScope {
@@ -63,10 +67,17 @@ export function validatePromise(
       if (seen.has(p.metadata.name))
         errors.push(fieldError(`${at}.metadata.name`, `duplicate pipeline name "${p.metadata.name}"`));
       seen.add(p.metadata.name);
-      if ((p.spec.jobs === undefined) === (p.spec.uses === undefined)) {
-        errors.push(fieldError(`${at}.spec`, 'a Pipeline has either jobs or uses (a Workflow), not both'));
+      const forms = [p.spec.jobs, p.spec.uses, p.spec.containers].filter((x) => x !== undefined).length;
+      if (forms !== 1) {
+        errors.push(fieldError(`${at}.spec`, 'a Pipeline has one of jobs, containers or uses (a Workflow)'));
         return;
       }
+      for (const f of ['volumes'] as const)
+        if (p.spec[f] !== undefined) errors.push(fieldError(`${at}.spec.${f}`, NOT_YET));
+      (p.spec.containers ?? []).forEach((c, n) => {
+        for (const f of ['envFrom', 'volumeMounts'] as const)
+          if (c[f] !== undefined) errors.push(fieldError(`${at}.spec.containers[${n}].${f}`, NOT_YET));
+      });
       if (p.spec.uses !== undefined) {
         const ns = promise.spec.workflowNamespace;
         if (!ns)
@@ -88,12 +99,19 @@ export function validatePromise(
       }
       if (p.spec.with !== undefined)
         errors.push(fieldError(`${at}.spec.with`, 'with is only allowed with uses'));
-      const jobs = validateJobs(p.spec.jobs as Record<string, JobSpec>, {
+      const fromContainers = containerJobs(p);
+      const jobs = validateJobs(fromContainers ?? (p.spec.jobs as Record<string, JobSpec>), {
         inputs: NO_INPUTS,
         base: `${at}.spec.jobs`,
         resource: { schema },
       });
-      errors.push(...jobs.errors);
+      // Errors of the job a containers list means are said at the containers.
+      const steps = `${at}.spec.jobs.${p.metadata.name}.steps[`;
+      errors.push(
+        ...(fromContainers
+          ? jobs.errors.map((e) => ({ ...e, field: e.field.replace(steps, `${at}.spec.containers[`) }))
+          : jobs.errors),
+      );
       warnings.push(...jobs.warnings);
     });
   }
