@@ -4,9 +4,13 @@
 // the controller about a fifth less memory at rest; see docs/benchmarks.md, "Memory".
 import { build } from 'esbuild';
 
-const entryPoints = ['controller/main', 'webhook/main', 'runtimed/main', 'runtimed/launcher', 'runtimed/podstep'].map(
-  (e) => `dist/${e}.js`,
-);
+const entryPoints = [
+  'controller/main',
+  'webhook/main',
+  'runtimed/main',
+  'runtimed/launcher',
+  'runtimed/podstep',
+].map((e) => `dist/${e}.js`);
 await build({
   entryPoints,
   outbase: 'dist',

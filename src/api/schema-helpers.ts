@@ -66,5 +66,6 @@ export function keysMatch(
   pattern: string,
   message: string,
 ): NonNullable<Schema['x-kubernetes-validations']>[number] {
-  return { rule: `self.all(k, k.matches('${pattern}'))`, message };
+  // In a CEL string a backslash starts an escape: the pattern's own backslashes are doubled.
+  return { rule: `self.all(k, k.matches('${pattern.replace(/\\/g, '\\\\')}'))`, message };
 }

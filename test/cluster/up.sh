@@ -146,11 +146,15 @@ if ! podman image exists "$PAUSE_IMAGE"; then
   tar -C "$tmp" -c pause | podman import --quiet --change 'ENTRYPOINT ["/pause"]' - "$PAUSE_IMAGE" >/dev/null
   rm -rf "$tmp"
 fi
-for i in "$PAUSE_IMAGE" "$image"; do
+# A second step image for container steps beside the project's own: the local base (bash and
+# coreutils, no kruntimes), under a name the cluster suite uses.
+STEP_IMAGE=localhost/krt-step-base:test
+podman tag "$(cd "$root" && tools/image/base.sh)" "$STEP_IMAGE"
+for i in "$PAUSE_IMAGE" "$image" "$STEP_IMAGE"; do
   podman save --quiet "$i" | ctr_ images import --no-unpack - >/dev/null
 done
-printf 'IMAGE=%s\n' "$image" >>"$state/ports.env"
-log "images in containerd: $PAUSE_IMAGE, $image"
+printf 'IMAGE=%s\nSTEP_IMAGE=%s\n' "$image" "$STEP_IMAGE" >>"$state/ports.env"
+log "images in containerd: $PAUSE_IMAGE, $image, $STEP_IMAGE"
 
 mkdir -p "$state/kubelet"
 cat >"$state/kubelet.yaml" <<YAML
