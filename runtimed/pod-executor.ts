@@ -194,6 +194,8 @@ class PodExecution implements RunningStep {
 
   private async begin(): Promise<void> {
     await mkdir(dirname(this.logFile), { recursive: true });
+    // There from the start, as a process's log is: a reader following it waits for lines, not a file.
+    this.logStream = createWriteStream(this.logFile, { flags: 'w' }).on('error', () => undefined);
     const body = stepPod(this.run, {
       helperImage: this.ex.options.helperImage,
       graceSeconds: Math.ceil(this.ex.options.graceMs / 1000),

@@ -84,4 +84,9 @@ Demo done: $name Succeeded, and appconfig/hello was configured by its Promise tw
   $root/bin/krt promise list; $root/bin/krt -n $ns resource get appconfig hello
   $root/.kruntimes/bin/kubectl -n $ns label appconfig hello kruntimes.io/manual-reconciliation=true
 Stop everything with: make down
+
+These steps ran in bash (the local control plane has no kubelet). To run steps as containers in
+Pods (runs-on: kubernetes), use the one-node cluster (root; docs/runtimes.md):
+  make cluster-up && KUBECONFIG=$root/.kruntimes-cluster/kubeconfig make deploy
+  kubectl apply -k config/samples/team-promise   # Kratix-shaped pipelines of containers
 MSG

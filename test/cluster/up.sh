@@ -148,7 +148,7 @@ if ! podman image exists "$PAUSE_IMAGE"; then
 fi
 # A second step image for container steps beside the project's own: the local base (bash and
 # coreutils, no kruntimes), under a name the cluster suite uses.
-STEP_IMAGE=localhost/krt-step-base:test
+STEP_IMAGE=localhost/kruntimes-step:bookworm
 podman tag "$(cd "$root" && tools/image/base.sh)" "$STEP_IMAGE"
 for i in "$PAUSE_IMAGE" "$image" "$STEP_IMAGE"; do
   podman save --quiet "$i" | ctr_ images import --no-unpack - >/dev/null

@@ -1,37 +1,23 @@
 // The install path on a real one-node cluster (test/cluster/up.sh): config/default deployed as a
 // user would (test/e2e-cluster/overlay only never pulls the image), then used and uninstalled.
 // The API server calls the webhook through its Service, cert-manager issues and rotates its
-// certificate, runtimed runs the samples' steps in a Pod, and `kubectl delete -k` leaves nothing.
+// certificate, the bash agent runs the samples' steps in its Pod, the Pod executor runs container
+// steps as Pods (./pod-runtime.ts), and `kubectl delete -k` leaves nothing.
 import { jest } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { repoRoot } from '../harness/paths.js';
 import { ck, ckAsync, ckJson, clusterKubeconfig, clusterState, krt } from '../harness/node-cluster.js';
+import { krtAs, krtBackgroundAs, until, userKubeconfig } from './helpers.js';
+import { podRuntimeTests } from './pod-runtime.js';
 
 const overlay = join(repoRoot, 'test', 'e2e-cluster', 'overlay');
 const ns = 'kruntimes-system';
 
 jest.setTimeout(300_000);
-
-async function until<T>(
-  what: string,
-  seconds: number,
-  f: () => T | undefined | false | Promise<T | undefined | false>,
-) {
-  const end = Date.now() + seconds * 1000;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`${what}: not within ${seconds} s`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 interface Pod {
   metadata: { name: string; labels: Record<string, string> };
@@ -68,82 +54,6 @@ const secretCertificate = (name: string) =>
       'base64',
     ),
   );
-
-/** A kubeconfig for a user with a client certificate signed by the cluster's CA (no token). */
-function userKubeconfig(user: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `krt-${user}-`));
-  const pki = join(clusterState, 'pki');
-  const run = (args: string[]) => {
-    const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${r.stderr}`);
-  };
-  run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'user.key']);
-  run(['req', '-new', '-key', 'user.key', '-subj', `/CN=${user}`, '-out', 'user.csr']);
-  run([
-    'x509',
-    '-req',
-    '-in',
-    'user.csr',
-    '-CA',
-    join(pki, 'ca.crt'),
-    '-CAkey',
-    join(pki, 'ca.key'),
-    '-CAcreateserial',
-    '-CAserial',
-    join(dir, 'ca.srl'),
-    '-days',
-    '1',
-    '-out',
-    'user.crt',
-  ]);
-  const admin = parseYaml(readFileSync(clusterKubeconfig, 'utf8')) as {
-    clusters: { cluster: { server: string } }[];
-  };
-  const file = join(dir, 'kubeconfig');
-  writeFileSync(
-    file,
-    stringifyYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'c',
-          cluster: {
-            server: admin.clusters[0]?.cluster.server,
-            'certificate-authority': join(pki, 'ca.crt'),
-          },
-        },
-      ],
-      users: [
-        {
-          name: user,
-          user: { 'client-certificate': join(dir, 'user.crt'), 'client-key': join(dir, 'user.key') },
-        },
-      ],
-      contexts: [{ name: 'c', context: { cluster: 'c', user } }],
-      'current-context': 'c',
-    }),
-  );
-  return file;
-}
-
-const krtAs = (kubeconfig: string, args: string[]) => {
-  const r = spawnSync(join(repoRoot, 'bin', 'krt'), args, {
-    encoding: 'utf8',
-    env: { ...process.env, KUBECONFIG: kubeconfig },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-};
-
-function krtBackgroundAs(kubeconfig: string, args: string[]) {
-  let stdout = '';
-  const p = spawn(join(repoRoot, 'bin', 'krt'), args, { env: { ...process.env, KUBECONFIG: kubeconfig } });
-  p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const done = new Promise<{ status: number | null; stdout: string }>((resolve) =>
-    p.on('close', (status) => resolve({ status, stdout })),
-  );
-  return { output: () => stdout, done };
-}
 
 const oneStep = (name: string, run: string) => ({
   apiVersion: 'kruntimes.io/v1alpha1',
@@ -289,7 +199,9 @@ describe('install on a one-node cluster', () => {
     const all = pods();
     const byComponent = (c: string) =>
       all.filter((p) => p.metadata.labels['app.kubernetes.io/component'] === c);
-    for (const c of ['webhook', 'controller', 'runtimed']) expect(byComponent(c)).toHaveLength(2);
+    // runtimed twice: the Pod executor and the bash agent, two replicas each.
+    for (const c of ['webhook', 'controller']) expect(byComponent(c)).toHaveLength(2);
+    expect(byComponent('runtimed')).toHaveLength(4);
     for (const p of all) {
       expect([p.metadata.name, p.status.conditions?.find((c) => c.type === 'Ready')?.status]).toEqual([
         p.metadata.name,
@@ -324,7 +236,7 @@ describe('install on a one-node cluster', () => {
     expect(r.stderr).toContain('spec.jobs.deploy.needs');
   });
 
-  it('runs the samples to Succeeded with runtimed in a Pod', async () => {
+  it('runs the samples to Succeeded with the bash agent in a Pod', async () => {
     const name = releaseSucceeds();
     const run = ckJson<{ status: { phase: string; outputs?: Record<string, string> } }>([
       'get',
@@ -335,7 +247,7 @@ describe('install on a one-node cluster', () => {
     ]);
     expect(run.status.phase).toBe('Succeeded');
     expect(run.status.outputs?.endpoint).toBe('https://staging.example.com');
-    // The steps ran in the runtimed Pods.
+    // The steps ran in the bash agent's Pods.
     const runs = ckJson<{ items: { status?: { assignedTo?: string } }[] }>([
       'get',
       '-n',
@@ -343,7 +255,7 @@ describe('install on a one-node cluster', () => {
       'runs',
     ]).items;
     expect(runs.length).toBeGreaterThan(0);
-    for (const r of runs) expect(r.status?.assignedTo).toMatch(/^kruntimes-runtimed-/);
+    for (const r of runs) expect(r.status?.assignedTo).toMatch(/^kruntimes-bash-agent-/);
   });
 
   it('keeps admission answering while cert-manager renews the serving certificate', async () => {
@@ -528,6 +440,8 @@ describe('install on a one-node cluster', () => {
     );
   });
 
+  podRuntimeTests();
+
   it('uninstalls with kubectl delete -k and leaves nothing behind', async () => {
     ck(['delete', '-n', 'default', 'workflowruns', '--all', '--wait=true', '--timeout=120s']);
     ck(['delete', '-n', 'default', '-k', join(repoRoot, 'config', 'samples'), '--ignore-not-found']);
@@ -562,7 +476,7 @@ describe('install in another namespace (an overlay), used and uninstalled', () =
       'runs',
     ]).items;
     expect(runs.length).toBeGreaterThan(0);
-    for (const r of runs) expect(r.status?.assignedTo).toMatch(/^kruntimes-runtimed-/);
+    for (const r of runs) expect(r.status?.assignedTo).toMatch(/^kruntimes-bash-agent-/);
     // The agent's presence Lease and the leader Lease live in the install's namespace.
     expect(ck(['get', 'lease', '-n', other, 'kruntimes-controller']).status).toBe(0);
   });
