@@ -79,12 +79,14 @@ integration: install controlplane
 demo: up
 	@bash test/demo.sh
 
-# Figures printed, nothing asserted. Uses (and starts if needed) the local environment.
+# Figures printed, nothing asserted. Uses (and starts if needed) the local environment, and for
+# the Pod runtime the one-node cluster (root; test/cluster), which it leaves running (make cluster-down).
 bench: up
 	node_modules/.bin/tsx test/bench/core.bench.ts
 	node_modules/.bin/tsx test/bench/webhook.bench.ts
 	node_modules/.bin/tsx test/bench/controller.bench.ts
 	node_modules/.bin/tsx test/bench/runtimed.bench.ts
+	node_modules/.bin/tsx test/bench/pods.bench.ts
 
 # Load with faults injected (test/chaos/chaos.ts): 2,000 WorkflowRuns, one table, bounded at about
 # 20 minutes on 2 cores. Uses (and starts if needed) the local environment.

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
+import { stepPod } from '../../src/runtime/pod.js';
 import { adminKubeconfig, kubectlPath, repoRoot } from '../harness/paths.js';
 
 interface Obj {
@@ -133,21 +134,44 @@ describe('install manifests', () => {
         }),
       );
 
-    it.each(['kruntimes-webhook', 'kruntimes-controller'])('admits the %s Pod under "restricted"', (name) => {
-      const r = tryPod(restricted.namespace, template(objs(), name), name);
-      expect(r.stderr).toBe('');
-      expect(r.status).toBe(0);
+    it.each(['kruntimes-webhook', 'kruntimes-controller', 'kruntimes-runtimed'])(
+      'admits the %s Pod under "restricted", in a namespace that enforces it',
+      (name) => {
+        const r = tryPod(restricted.namespace, template(objs(), name), name);
+        expect(r.stderr).toBe('');
+        expect(r.status).toBe(0);
+        const ns = find(objs(), 'Namespace', 'kruntimes-system');
+        expect(ns.metadata).toMatchObject({ labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } });
+      },
+    );
+
+    it('admits a step Pod of the Pod executor under "restricted", a script and an exec form alike', () => {
+      for (const container of [{ image: 'tools:1' }, { image: 'tools:1', command: ['x'], args: ['a b'] }]) {
+        const pod = stepPod(
+          {
+            apiVersion: 'kruntimes.io/v1alpha1',
+            kind: 'Run',
+            metadata: { name: 'step', namespace: restricted.namespace, uid: 'u' },
+            spec: { runtime: 'kubernetes', container, ...(container.command ? {} : { script: 'echo hi' }) },
+          },
+          { helperImage: 'localhost/kruntimes-ts:0.1.0', graceSeconds: 5 },
+        );
+        const r = kubectl(['create', '--dry-run=server', '-f', '-'], JSON.stringify(pod));
+        expect(r.stderr).toBe('');
+        expect(r.status).toBe(0);
+      }
     });
 
-    it('refuses the runtimed Pod under "restricted" for its privileged container only, and the install namespace admits it', () => {
-      const t = template(objs(), 'kruntimes-runtimed');
-      const r = tryPod(restricted.namespace, t, 'runtimed');
+    it('refuses the bash agent Pod under "restricted" for its privileged container only; its component lets the namespace admit it', () => {
+      const withBash = render('resources: [../default]\ncomponents: [../components/bash-agent]\n');
+      const t = template(withBash, 'kruntimes-bash-agent');
+      expect((t.spec.containers as { image: string }[])[0]?.image).toBe('localhost/kruntimes-ts:0.1.0');
+      const r = tryPod(restricted.namespace, t, 'bash-agent');
       expect(r.status).not.toBe(0);
       expect(r.stderr).toMatch(
         /violates PodSecurity "restricted:latest": .*privileged \(container "runtimed" must not set securityContext.privileged=true\)/,
       );
-      // The namespace of the install, as config/rbac/namespace.yaml labels it.
-      const ns = find(objs(), 'Namespace', 'kruntimes-system');
+      const ns = find(withBash, 'Namespace', 'kruntimes-system');
       expect(ns.metadata).toMatchObject({ labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } });
     });
   });
