@@ -10,6 +10,8 @@ import type * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { HttpError, rawJson, rawStream, rawText } from '../src/kube/raw.js';
+import { retryTransient } from '../src/kube/retry.js';
+import { statusMessage } from '../src/kube/client.js';
 import { LABEL_RUN_UID } from '../src/labels.js';
 import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
 import { logTail, type Ending } from '../src/runtime/lifecycle.js';
@@ -135,6 +137,8 @@ class PodExecution implements RunningStep {
   private readonly masker: Masker;
   private readonly secretValues: string[];
   private following = false;
+  /** The Pod was seen in the watch cache: its absence later means it was deleted. */
+  private seen = false;
   private followed = false;
   private ending = false;
   private tail: Buffer[] = [];
@@ -206,7 +210,7 @@ class PodExecution implements RunningStep {
       log.debug({ run: `${this.ns}/${this.name}` }, 'step Pod created');
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;
-      if (e.code !== 409) return this.end({ startError: `the step Pod was refused: ${apiMessage(e)}` });
+      if (e.code !== 409) return this.end({ startError: `the step Pod was refused: ${statusMessage(e)}` });
       pod = (await rawJson(this.ex.kubeConfig, 'GET', podPath(this.ns, this.name))) as Pod;
       if (pod.metadata?.labels?.[LABEL_RUN_UID] !== this.run.metadata.uid)
         return this.end({ startError: `a Pod named ${this.name} exists and belongs to another Run` });
@@ -219,9 +223,10 @@ class PodExecution implements RunningStep {
 
   private observe(fresh?: Pod): void {
     if (this.ending || this.stopped) return;
-    const pod = this.ex.pod(this.ns, this.name) ?? fresh;
-    if (!pod) return; // not in the cache yet, or deleted: see below
-    if (pod.metadata?.deletionTimestamp && !this.stopped) {
+    const cached = this.ex.pod(this.ns, this.name);
+    if (cached) this.seen = true;
+    const pod = cached ?? (this.seen ? undefined : fresh);
+    if (!pod || (pod.metadata?.deletionTimestamp && !this.stopped)) {
       return void this.settle({
         state: 'failed',
         reason: 'PodDeleted',
@@ -308,7 +313,11 @@ class PodExecution implements RunningStep {
     let report;
     try {
       report = parseReport(
-        await rawText(this.ex.kubeConfig, `${podPath(this.ns, this.name)}/log?container=${REPORT_CONTAINER}`),
+        await retryTransient(
+          () =>
+            rawText(this.ex.kubeConfig, `${podPath(this.ns, this.name)}/log?container=${REPORT_CONTAINER}`),
+          { deadlineMs: 30_000 },
+        ),
       );
     } catch (e) {
       report = { error: `cannot read the reporter's log: ${String(e)}` };
@@ -329,13 +338,5 @@ class PodExecution implements RunningStep {
   private end(r: Partial<Result>): void {
     this.ending = true;
     this.finish({ exitCode: null, signal: null, outputFile: '', controlFile: '', tail: '', ...r });
-  }
-}
-
-function apiMessage(e: HttpError): string {
-  try {
-    return (JSON.parse(e.body) as { message?: string }).message ?? e.body;
-  } catch {
-    return e.body;
   }
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { LABEL_RUN } from '../../src/labels.js';
 import { repoRoot } from '../harness/paths.js';
 import { spawnSync } from 'node:child_process';
-import { ck, ckJson, clusterEnv, clusterKubeconfig, clusterState } from '../harness/node-cluster.js';
+import { ck, ckJson, clusterEnv, clusterKubeconfig, clusterState, krt } from '../harness/node-cluster.js';
 import { krtAs, krtBackgroundAs, until, userKubeconfig } from './helpers.js';
 
 interface RunObj {
@@ -111,6 +111,43 @@ export function podRuntimeTests(): void {
     expect(pod?.spec.automountServiceAccountToken).toBe(false);
     expect(ck(['logs', '-n', NS, `${name}-read-node`]).stdout).toBe(read.status?.logTail);
     await until('the WorkflowRun Succeeded', 60, () => wfrPhase(name) === 'Succeeded');
+    // The Pods go with their Runs, and those with the WorkflowRun (owner references).
+    expect(ck(['delete', '-n', NS, 'wfr', name, '--wait=false']).status).toBe(0);
+    await until(
+      'the step Pods collected',
+      120,
+      () => podsOf(`${name}-read-node`).length + podsOf(`${name}-make-write`).length === 0,
+    );
+  });
+
+  it("masks a Secret's value in what runtimed keeps of a container step: its log and its outputs", async () => {
+    const secret = uniq('token');
+    expect(
+      ck(['create', 'secret', 'generic', secret, '-n', NS, '--from-literal=token=s3cr3t-v4lue']).status,
+    ).toBe(0);
+    const name = uniq('masked');
+    apply(
+      workflowRun(name, {
+        a: podJob([
+          {
+            name: 's',
+            image: step(),
+            run: 'echo "token is $TOKEN"; echo "leak=$TOKEN" >> "$KRT_OUTPUT"',
+            secretEnv: { TOKEN: { name: secret, key: 'token' } },
+          },
+        ]),
+      }),
+    );
+    const r = await ended(`${name}-a-s`);
+    expect(r.status).toMatchObject({
+      phase: 'Succeeded',
+      logTail: 'token is ***\n',
+      outputs: { leak: '***' },
+    });
+    const logs = krt(['-n', NS, 'run', 'logs', `${name}-a-s`]);
+    expect([logs.status, logs.stdout]).toEqual([0, 'token is ***\n']);
+    // The value is in no object: the Pod names the Secret.
+    expect(ck(['get', 'pod', '-n', NS, `${name}-a-s`, '-o', 'json']).stdout).not.toContain('s3cr3t');
   });
 
   it("gives a job's service account to its step Pod: the ConfigMap its RBAC allows is read, another refused", async () => {
