@@ -18,6 +18,7 @@ import { log } from '../src/telemetry/log.js';
 import { reapOrphans } from './execute.js';
 import { Launcher, type RunningStep } from './launcher-client.js';
 import { PodExecutor, type PodExecutorOptions } from './pod-executor.js';
+import { wholeSecrets } from '../src/runtime/pod.js';
 import type { LogStore } from './logstore.js';
 import { ResultStore, type PendingResult } from './results.js';
 import type { Runtime } from './runtime.js';
@@ -452,7 +453,12 @@ export class Agent {
   /** A step in a Pod; Secrets are read only to mask their values (the kubelet gives them to the step). */
   private async podStep(claimed: Run, logFile: string): Promise<RunningStep> {
     const secrets = await this.namespaces.secretEnv(claimed);
-    return (this.pods as PodExecutor).execute(claimed, logFile, 'error' in secrets ? {} : secrets.values);
+    const whole = await this.namespaces.secretValues(claimed.metadata.namespace ?? '', wholeSecrets(claimed));
+    const values = {
+      ...('error' in secrets ? {} : secrets.values),
+      ...Object.fromEntries(whole.map((v, i) => [`#${i}`, v])),
+    };
+    return (this.pods as PodExecutor).execute(claimed, logFile, values);
   }
 
   /** Heartbeats for executions whose last beat is older than the interval; short steps need none. */

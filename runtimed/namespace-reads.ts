@@ -34,6 +34,25 @@ export class NamespaceReads {
   }
 
   /**
+   * Every value of these Secrets of a namespace, to mask them (a step Pod reads them whole: envFrom,
+   * a volume). One this agent cannot read masks nothing; the kubelet says whether the step may start.
+   */
+  async secretValues(namespace: string, names: string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const name of names)
+      try {
+        const s = await retryTransient(() => this.core.readNamespacedSecret({ name, namespace }), {
+          deadlineMs: 5000,
+        });
+        for (const v of Object.values(s.data ?? {})) out.push(Buffer.from(v, 'base64').toString('utf8'));
+      } catch (e) {
+        if (statusCode(e) !== 404)
+          log.warn({ namespace, secret: name, err: statusMessage(e) }, 'cannot read a Secret to mask it');
+      }
+    return out;
+  }
+
+  /**
    * The step's variables from Secrets of its namespace, read now and never written to the API. A
    * Secret this agent may not read fails the step like a missing one, with the API server's words.
    */

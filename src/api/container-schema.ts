@@ -3,7 +3,7 @@
 // carries them to the Pod executor.
 import * as L from '../limits.js';
 import * as P from './patterns.js';
-import { arrayOf, int, keysMatch, mapOf, obj, str, type Schema } from './schema-helpers.js';
+import { arrayOf, bool, int, keysMatch, mapOf, obj, str, type Schema } from './schema-helpers.js';
 
 const quantity = (description: string): Schema =>
   str(description, { maxLength: 64, pattern: P.QUANTITY_PATTERN });
@@ -71,6 +71,114 @@ export const tolerationsSchema: Schema = arrayOf(
   { maxItems: 32 },
 );
 
+const dnsLabel = (description: string): Schema =>
+  str(description, { minLength: 1, maxLength: L.MAX_LABEL_VALUE_LENGTH, pattern: P.WORKFLOW_NAME_PATTERN });
+const objectName = (description: string): Schema =>
+  str(description, { minLength: 1, maxLength: L.MAX_OBJECT_NAME_LENGTH, pattern: P.SECRET_NAME_PATTERN });
+const keyToPath = arrayOf(
+  'Keys to project, each to a relative path; all keys when unset.',
+  obj(
+    'One key.',
+    {
+      key: str('The key.', {
+        minLength: 1,
+        maxLength: L.MAX_OBJECT_NAME_LENGTH,
+        pattern: P.SECRET_KEY_PATTERN,
+      }),
+      path: str('Relative path of the file.', {
+        minLength: 1,
+        maxLength: 1024,
+        pattern: P.FILE_PATH_PATTERN,
+      }),
+    },
+    { required: ['key', 'path'] },
+  ),
+  { maxItems: 64 },
+);
+
+/**
+ * Volumes a container step may mount: a ConfigMap, a Secret or an empty directory of its namespace,
+ * as in a Pod. Nothing of the node (no hostPath): a step Pod meets Pod Security "restricted".
+ */
+export const volumesSchema: Schema = arrayOf(
+  "Volumes of the job's step Pods (runs-on: kubernetes): a ConfigMap, a Secret or an empty directory.",
+  obj(
+    'One volume: exactly one of configMap, secret, emptyDir.',
+    {
+      name: dnsLabel('Name of the volume, unique in the job; volumeMounts name it.'),
+      configMap: obj(
+        'A ConfigMap of the namespace of the run.',
+        {
+          name: objectName('Name of the ConfigMap.'),
+          items: keyToPath,
+          optional: bool('Missing is not an error.'),
+        },
+        { required: ['name'] },
+      ),
+      secret: obj(
+        'A Secret of the namespace of the run; its values are masked in logs.',
+        {
+          secretName: objectName('Name of the Secret.'),
+          items: keyToPath,
+          optional: bool('Missing is not an error.'),
+        },
+        { required: ['secretName'] },
+      ),
+      emptyDir: obj('An empty directory for the Pod, shared by nothing else.', {
+        medium: str("Memory for a tmpfs; the node's disk when unset.", { enum: ['', 'Memory'] }),
+        sizeLimit: quantity('At most this much.'),
+      }),
+    },
+    { required: ['name'] },
+  ),
+  { maxItems: 16 },
+);
+
+export const volumeMountsSchema: Schema = arrayOf(
+  "Volumes of the job mounted into the step's container.",
+  obj(
+    'One mount.',
+    {
+      name: dnsLabel('The volume (spec.volumes of the job, or of a Kratix-shaped pipeline).'),
+      mountPath: str('Absolute path in the container; not under /krt or /kratix.', {
+        minLength: 2,
+        maxLength: 1024,
+        pattern: '^/',
+      }),
+      subPath: str('A path inside the volume to mount instead of its root.', {
+        maxLength: 1024,
+        pattern: P.FILE_PATH_PATTERN,
+      }),
+      readOnly: bool('Mounted read-only.'),
+    },
+    { required: ['name', 'mountPath'] },
+  ),
+  { maxItems: 16 },
+);
+
+export const envFromSchema: Schema = arrayOf(
+  'Every key of a ConfigMap or a Secret of the namespace as variables, as in a Pod.',
+  obj('One source: exactly one of configMapRef, secretRef.', {
+    prefix: str('Put before each key.', { maxLength: 64, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+    configMapRef: obj(
+      'A ConfigMap.',
+      { name: objectName('Its name.'), optional: bool('Missing is not an error.') },
+      {
+        required: ['name'],
+      },
+    ),
+    secretRef: obj(
+      'A Secret; its values are masked in logs.',
+      {
+        name: objectName('Its name.'),
+        optional: bool('Missing is not an error.'),
+      },
+      { required: ['name'] },
+    ),
+  }),
+  { maxItems: 16 },
+);
+
 /** What a Run of the kubernetes runtime carries to the Pod executor. */
 export const runContainerSchema: Schema = obj(
   'The container that runs this step (runtime kubernetes): the image, and the command when not a script.',
@@ -83,6 +191,9 @@ export const runContainerSchema: Schema = obj(
     serviceAccountName: serviceAccountNameSchema,
     nodeSelector: nodeSelectorSchema,
     tolerations: tolerationsSchema,
+    volumes: volumesSchema,
+    volumeMounts: volumeMountsSchema,
+    envFrom: envFromSchema,
   },
   { required: ['image'] },
 );

@@ -15,7 +15,7 @@ export const MSG = {
   stepNeedsRun: 'a step needs run, or an image (runs-on: kubernetes)',
   runOrCommand: 'a step has run (a script) or command (exec form), not both',
   imageRuntime: `the steps of a job with runs-on: ${CONTAINER_RUNTIME} each name an image, and only those may`,
-  podFieldsRuntime: `serviceAccountName, nodeSelector and tolerations need runs-on: ${CONTAINER_RUNTIME}`,
+  podFieldsRuntime: `serviceAccountName, nodeSelector, tolerations and volumes need runs-on: ${CONTAINER_RUNTIME}`,
   containerImmutable: 'spec.container is immutable after creation',
   runNeedsScript: 'a Run needs spec.script or spec.container',
 } as const;

@@ -6,12 +6,6 @@ import { arrayOf, int, obj, str, type Schema } from './schema-helpers.js';
 import { conditions, pipelineJobsSchema, secretKeySelectorSchema, usesSchema, withSchema } from './schema.js';
 import * as C from './container-schema.js';
 
-const unsupported = (description: string): Schema =>
-  arrayOf(
-    `${description} Not supported yet: a Pipeline that sets it is refused (docs/runtimes.md).`,
-    obj('Kept so admission can name it.', {}, { 'x-kubernetes-preserve-unknown-fields': true }),
-  );
-
 /** A container of a Kratix-shaped pipeline: Kratix's own fields, run as a step of the kubernetes runtime. */
 export const pipelineContainerSchema: Schema = obj(
   'One container of a Kratix-shaped pipeline; the containers run in order and the first failure halts the pipeline.',
@@ -41,8 +35,8 @@ export const pipelineContainerSchema: Schema = obj(
       ),
       { maxItems: L.MAX_ENV_PER_STEP },
     ),
-    envFrom: unsupported('Variables from ConfigMaps or Secrets.'),
-    volumeMounts: unsupported('Volumes mounted in the container.'),
+    envFrom: C.envFromSchema,
+    volumeMounts: C.volumeMountsSchema,
   },
   { required: ['name', 'image'] },
 );
@@ -72,7 +66,7 @@ export const pipelineSchema: Schema = obj(
           pipelineContainerSchema,
           { minItems: 1, maxItems: L.MAX_STEPS_PER_JOB },
         ),
-        volumes: unsupported('Volumes of the containers.'),
+        volumes: C.volumesSchema,
         uses: usesSchema(
           'Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.',
         ),

@@ -123,6 +123,8 @@ export const stepSchema: Schema = obj(
     args: C.argsSchema,
     workingDir: C.workingDirSchema,
     resources: C.resourcesSchema,
+    volumeMounts: C.volumeMountsSchema,
+    envFrom: C.envFromSchema,
     env: mapOf('Environment variables of the step.', expressionValue('An environment value.'), {
       maxProperties: L.MAX_ENV_PER_STEP,
       'x-kubernetes-validations': [
@@ -185,6 +187,7 @@ export const jobSchema: Schema = obj(
     serviceAccountName: C.serviceAccountNameSchema,
     nodeSelector: C.nodeSelectorSchema,
     tolerations: C.tolerationsSchema,
+    volumes: C.volumesSchema,
     uses: usesSchema('Name of the reusable Workflow this call job runs, in the same namespace.'),
     with: withSchema(
       'Inputs given to the called Workflow: strings (which may hold ${{ }} expressions), numbers or booleans.',
@@ -206,7 +209,7 @@ export const jobSchema: Schema = obj(
         message: MSG.imageRuntime,
       },
       {
-        rule: `!has(self.runs__dash__on) || self.runs__dash__on == '${P.CONTAINER_RUNTIME}' || (!has(self.serviceAccountName) && !has(self.nodeSelector) && !has(self.tolerations))`,
+        rule: `!has(self.runs__dash__on) || self.runs__dash__on == '${P.CONTAINER_RUNTIME}' || (!has(self.serviceAccountName) && !has(self.nodeSelector) && !has(self.tolerations) && !has(self.volumes))`,
         message: MSG.podFieldsRuntime,
       },
     ],

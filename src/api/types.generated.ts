@@ -91,6 +91,70 @@ export interface StepSpec {
     };
   };
   /**
+   * Volumes of the job mounted into the step's container.
+   *
+   * @maxItems 16
+   *
+   * Items: One mount.
+   */
+  volumeMounts?: {
+    /**
+     * The volume (spec.volumes of the job, or of a Kratix-shaped pipeline).
+     */
+    name: string;
+    /**
+     * Absolute path in the container; not under /krt or /kratix.
+     */
+    mountPath: string;
+    /**
+     * A path inside the volume to mount instead of its root.
+     */
+    subPath?: string;
+    /**
+     * Mounted read-only.
+     */
+    readOnly?: boolean;
+  }[];
+  /**
+   * Every key of a ConfigMap or a Secret of the namespace as variables, as in a Pod.
+   *
+   * @maxItems 16
+   *
+   * Items: One source: exactly one of configMapRef, secretRef.
+   */
+  envFrom?: {
+    /**
+     * Put before each key.
+     */
+    prefix?: string;
+    /**
+     * A ConfigMap.
+     */
+    configMapRef?: {
+      /**
+       * Its name.
+       */
+      name: string;
+      /**
+       * Missing is not an error.
+       */
+      optional?: boolean;
+    };
+    /**
+     * A Secret; its values are masked in logs.
+     */
+    secretRef?: {
+      /**
+       * Its name.
+       */
+      name: string;
+      /**
+       * Missing is not an error.
+       */
+      optional?: boolean;
+    };
+  }[];
+  /**
    * Environment variables of the step.
    */
   env?: {
@@ -224,6 +288,92 @@ export interface JobSpec {
      * For NoExecute: seconds the Pod stays bound after the taint appears.
      */
     tolerationSeconds?: number;
+  }[];
+  /**
+   * Volumes of the job's step Pods (runs-on: kubernetes): a ConfigMap, a Secret or an empty directory.
+   *
+   * @maxItems 16
+   *
+   * Items: One volume: exactly one of configMap, secret, emptyDir.
+   */
+  volumes?: {
+    /**
+     * Name of the volume, unique in the job; volumeMounts name it.
+     */
+    name: string;
+    /**
+     * A ConfigMap of the namespace of the run.
+     */
+    configMap?: {
+      /**
+       * Name of the ConfigMap.
+       */
+      name: string;
+      /**
+       * Keys to project, each to a relative path; all keys when unset.
+       *
+       * @maxItems 64
+       *
+       * Items: One key.
+       */
+      items?: {
+        /**
+         * The key.
+         */
+        key: string;
+        /**
+         * Relative path of the file.
+         */
+        path: string;
+      }[];
+      /**
+       * Missing is not an error.
+       */
+      optional?: boolean;
+    };
+    /**
+     * A Secret of the namespace of the run; its values are masked in logs.
+     */
+    secret?: {
+      /**
+       * Name of the Secret.
+       */
+      secretName: string;
+      /**
+       * Keys to project, each to a relative path; all keys when unset.
+       *
+       * @maxItems 64
+       *
+       * Items: One key.
+       */
+      items?: {
+        /**
+         * The key.
+         */
+        key: string;
+        /**
+         * Relative path of the file.
+         */
+        path: string;
+      }[];
+      /**
+       * Missing is not an error.
+       */
+      optional?: boolean;
+    };
+    /**
+     * An empty directory for the Pod, shared by nothing else.
+     */
+    emptyDir?: {
+      /**
+       * Memory for a tmpfs; the node's disk when unset.
+       */
+      medium?: '' | 'Memory';
+      /**
+       * At most this much.
+       */
+      sizeLimit?: string;
+    };
   }[];
   /**
    * Name of the reusable Workflow this call job runs, in the same namespace.
@@ -624,6 +774,156 @@ export interface RunSpec {
        */
       tolerationSeconds?: number;
     }[];
+    /**
+     * Volumes of the job's step Pods (runs-on: kubernetes): a ConfigMap, a Secret or an empty directory.
+     *
+     * @maxItems 16
+     *
+     * Items: One volume: exactly one of configMap, secret, emptyDir.
+     */
+    volumes?: {
+      /**
+       * Name of the volume, unique in the job; volumeMounts name it.
+       */
+      name: string;
+      /**
+       * A ConfigMap of the namespace of the run.
+       */
+      configMap?: {
+        /**
+         * Name of the ConfigMap.
+         */
+        name: string;
+        /**
+         * Keys to project, each to a relative path; all keys when unset.
+         *
+         * @maxItems 64
+         *
+         * Items: One key.
+         */
+        items?: {
+          /**
+           * The key.
+           */
+          key: string;
+          /**
+           * Relative path of the file.
+           */
+          path: string;
+        }[];
+        /**
+         * Missing is not an error.
+         */
+        optional?: boolean;
+      };
+      /**
+       * A Secret of the namespace of the run; its values are masked in logs.
+       */
+      secret?: {
+        /**
+         * Name of the Secret.
+         */
+        secretName: string;
+        /**
+         * Keys to project, each to a relative path; all keys when unset.
+         *
+         * @maxItems 64
+         *
+         * Items: One key.
+         */
+        items?: {
+          /**
+           * The key.
+           */
+          key: string;
+          /**
+           * Relative path of the file.
+           */
+          path: string;
+        }[];
+        /**
+         * Missing is not an error.
+         */
+        optional?: boolean;
+      };
+      /**
+       * An empty directory for the Pod, shared by nothing else.
+       */
+      emptyDir?: {
+        /**
+         * Memory for a tmpfs; the node's disk when unset.
+         */
+        medium?: '' | 'Memory';
+        /**
+         * At most this much.
+         */
+        sizeLimit?: string;
+      };
+    }[];
+    /**
+     * Volumes of the job mounted into the step's container.
+     *
+     * @maxItems 16
+     *
+     * Items: One mount.
+     */
+    volumeMounts?: {
+      /**
+       * The volume (spec.volumes of the job, or of a Kratix-shaped pipeline).
+       */
+      name: string;
+      /**
+       * Absolute path in the container; not under /krt or /kratix.
+       */
+      mountPath: string;
+      /**
+       * A path inside the volume to mount instead of its root.
+       */
+      subPath?: string;
+      /**
+       * Mounted read-only.
+       */
+      readOnly?: boolean;
+    }[];
+    /**
+     * Every key of a ConfigMap or a Secret of the namespace as variables, as in a Pod.
+     *
+     * @maxItems 16
+     *
+     * Items: One source: exactly one of configMapRef, secretRef.
+     */
+    envFrom?: {
+      /**
+       * Put before each key.
+       */
+      prefix?: string;
+      /**
+       * A ConfigMap.
+       */
+      configMapRef?: {
+        /**
+         * Its name.
+         */
+        name: string;
+        /**
+         * Missing is not an error.
+         */
+        optional?: boolean;
+      };
+      /**
+       * A Secret; its values are masked in logs.
+       */
+      secretRef?: {
+        /**
+         * Its name.
+         */
+        name: string;
+        /**
+         * Missing is not an error.
+         */
+        optional?: boolean;
+      };
+    }[];
   };
   /**
    * Environment variables of the step.
@@ -923,6 +1223,70 @@ export interface Pipeline {
             };
           };
           /**
+           * Volumes of the job mounted into the step's container.
+           *
+           * @maxItems 16
+           *
+           * Items: One mount.
+           */
+          volumeMounts?: {
+            /**
+             * The volume (spec.volumes of the job, or of a Kratix-shaped pipeline).
+             */
+            name: string;
+            /**
+             * Absolute path in the container; not under /krt or /kratix.
+             */
+            mountPath: string;
+            /**
+             * A path inside the volume to mount instead of its root.
+             */
+            subPath?: string;
+            /**
+             * Mounted read-only.
+             */
+            readOnly?: boolean;
+          }[];
+          /**
+           * Every key of a ConfigMap or a Secret of the namespace as variables, as in a Pod.
+           *
+           * @maxItems 16
+           *
+           * Items: One source: exactly one of configMapRef, secretRef.
+           */
+          envFrom?: {
+            /**
+             * Put before each key.
+             */
+            prefix?: string;
+            /**
+             * A ConfigMap.
+             */
+            configMapRef?: {
+              /**
+               * Its name.
+               */
+              name: string;
+              /**
+               * Missing is not an error.
+               */
+              optional?: boolean;
+            };
+            /**
+             * A Secret; its values are masked in logs.
+             */
+            secretRef?: {
+              /**
+               * Its name.
+               */
+              name: string;
+              /**
+               * Missing is not an error.
+               */
+              optional?: boolean;
+            };
+          }[];
+          /**
            * Environment variables of the step.
            */
           env?: {
@@ -1035,6 +1399,92 @@ export interface Pipeline {
           tolerationSeconds?: number;
         }[];
         /**
+         * Volumes of the job's step Pods (runs-on: kubernetes): a ConfigMap, a Secret or an empty directory.
+         *
+         * @maxItems 16
+         *
+         * Items: One volume: exactly one of configMap, secret, emptyDir.
+         */
+        volumes?: {
+          /**
+           * Name of the volume, unique in the job; volumeMounts name it.
+           */
+          name: string;
+          /**
+           * A ConfigMap of the namespace of the run.
+           */
+          configMap?: {
+            /**
+             * Name of the ConfigMap.
+             */
+            name: string;
+            /**
+             * Keys to project, each to a relative path; all keys when unset.
+             *
+             * @maxItems 64
+             *
+             * Items: One key.
+             */
+            items?: {
+              /**
+               * The key.
+               */
+              key: string;
+              /**
+               * Relative path of the file.
+               */
+              path: string;
+            }[];
+            /**
+             * Missing is not an error.
+             */
+            optional?: boolean;
+          };
+          /**
+           * A Secret of the namespace of the run; its values are masked in logs.
+           */
+          secret?: {
+            /**
+             * Name of the Secret.
+             */
+            secretName: string;
+            /**
+             * Keys to project, each to a relative path; all keys when unset.
+             *
+             * @maxItems 64
+             *
+             * Items: One key.
+             */
+            items?: {
+              /**
+               * The key.
+               */
+              key: string;
+              /**
+               * Relative path of the file.
+               */
+              path: string;
+            }[];
+            /**
+             * Missing is not an error.
+             */
+            optional?: boolean;
+          };
+          /**
+           * An empty directory for the Pod, shared by nothing else.
+           */
+          emptyDir?: {
+            /**
+             * Memory for a tmpfs; the node's disk when unset.
+             */
+            medium?: '' | 'Memory';
+            /**
+             * At most this much.
+             */
+            sizeLimit?: string;
+          };
+        }[];
+        /**
          * Name of the reusable Workflow this call job runs, in the same namespace.
          */
         uses?: string;
@@ -1054,12 +1504,90 @@ export interface Pipeline {
      */
     containers?: PipelineContainer[];
     /**
-     * Volumes of the containers. Not supported yet: a Pipeline that sets it is refused (docs/runtimes.md).
+     * Volumes of the job's step Pods (runs-on: kubernetes): a ConfigMap, a Secret or an empty directory.
      *
-     * Items: Kept so admission can name it.
+     * @maxItems 16
+     *
+     * Items: One volume: exactly one of configMap, secret, emptyDir.
      */
     volumes?: {
-      [k: string]: unknown;
+      /**
+       * Name of the volume, unique in the job; volumeMounts name it.
+       */
+      name: string;
+      /**
+       * A ConfigMap of the namespace of the run.
+       */
+      configMap?: {
+        /**
+         * Name of the ConfigMap.
+         */
+        name: string;
+        /**
+         * Keys to project, each to a relative path; all keys when unset.
+         *
+         * @maxItems 64
+         *
+         * Items: One key.
+         */
+        items?: {
+          /**
+           * The key.
+           */
+          key: string;
+          /**
+           * Relative path of the file.
+           */
+          path: string;
+        }[];
+        /**
+         * Missing is not an error.
+         */
+        optional?: boolean;
+      };
+      /**
+       * A Secret of the namespace of the run; its values are masked in logs.
+       */
+      secret?: {
+        /**
+         * Name of the Secret.
+         */
+        secretName: string;
+        /**
+         * Keys to project, each to a relative path; all keys when unset.
+         *
+         * @maxItems 64
+         *
+         * Items: One key.
+         */
+        items?: {
+          /**
+           * The key.
+           */
+          key: string;
+          /**
+           * Relative path of the file.
+           */
+          path: string;
+        }[];
+        /**
+         * Missing is not an error.
+         */
+        optional?: boolean;
+      };
+      /**
+       * An empty directory for the Pod, shared by nothing else.
+       */
+      emptyDir?: {
+        /**
+         * Memory for a tmpfs; the node's disk when unset.
+         */
+        medium?: '' | 'Memory';
+        /**
+         * At most this much.
+         */
+        sizeLimit?: string;
+      };
     }[];
     /**
      * Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.
@@ -1176,20 +1704,68 @@ export interface PipelineContainer {
     };
   }[];
   /**
-   * Variables from ConfigMaps or Secrets. Not supported yet: a Pipeline that sets it is refused (docs/runtimes.md).
+   * Every key of a ConfigMap or a Secret of the namespace as variables, as in a Pod.
    *
-   * Items: Kept so admission can name it.
+   * @maxItems 16
+   *
+   * Items: One source: exactly one of configMapRef, secretRef.
    */
   envFrom?: {
-    [k: string]: unknown;
+    /**
+     * Put before each key.
+     */
+    prefix?: string;
+    /**
+     * A ConfigMap.
+     */
+    configMapRef?: {
+      /**
+       * Its name.
+       */
+      name: string;
+      /**
+       * Missing is not an error.
+       */
+      optional?: boolean;
+    };
+    /**
+     * A Secret; its values are masked in logs.
+     */
+    secretRef?: {
+      /**
+       * Its name.
+       */
+      name: string;
+      /**
+       * Missing is not an error.
+       */
+      optional?: boolean;
+    };
   }[];
   /**
-   * Volumes mounted in the container. Not supported yet: a Pipeline that sets it is refused (docs/runtimes.md).
+   * Volumes of the job mounted into the step's container.
    *
-   * Items: Kept so admission can name it.
+   * @maxItems 16
+   *
+   * Items: One mount.
    */
   volumeMounts?: {
-    [k: string]: unknown;
+    /**
+     * The volume (spec.volumes of the job, or of a Kratix-shaped pipeline).
+     */
+    name: string;
+    /**
+     * Absolute path in the container; not under /krt or /kratix.
+     */
+    mountPath: string;
+    /**
+     * A path inside the volume to mount instead of its root.
+     */
+    subPath?: string;
+    /**
+     * Mounted read-only.
+     */
+    readOnly?: boolean;
   }[];
 }
 /**

@@ -39,6 +39,9 @@ export function runContainer(
     ...(job.serviceAccountName ? { serviceAccountName: job.serviceAccountName } : {}),
     ...(job.nodeSelector ? { nodeSelector: job.nodeSelector } : {}),
     ...(job.tolerations ? { tolerations: job.tolerations } : {}),
+    ...(job.volumes ? { volumes: job.volumes } : {}),
+    ...(step.volumeMounts ? { volumeMounts: step.volumeMounts } : {}),
+    ...(step.envFrom ? { envFrom: step.envFrom } : {}),
   };
 }
 

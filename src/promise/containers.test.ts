@@ -91,15 +91,34 @@ describe('Kratix-shaped pipelines (spec.containers)', () => {
     ]);
   });
 
-  it('refuse what is not supported yet by name, instead of dropping it', () => {
+  it('take volumes, volumeMounts and envFrom, their errors said at the pipeline and the container', () => {
+    const withVolumes = kratix(
+      [
+        {
+          name: 'a',
+          image: 'x',
+          volumeMounts: [{ name: 'conf', mountPath: '/conf' }],
+          envFrom: [{ secretRef: { name: 's' } }],
+        },
+      ],
+      { volumes: [{ name: 'conf', configMap: { name: 'settings' } }] },
+    );
+    expect(validatePromise(promise([withVolumes])).errors).toEqual([]);
+    expect(containerJobs(withVolumes)?.instance).toMatchObject({
+      volumes: [{ name: 'conf', configMap: { name: 'settings' } }],
+      steps: [
+        { volumeMounts: [{ name: 'conf', mountPath: '/conf' }], envFrom: [{ secretRef: { name: 's' } }] },
+      ],
+    });
     const p = kratix([{ name: 'a', image: 'x', volumeMounts: [{ name: 'v', mountPath: '/v' }] }], {
-      volumes: [{ name: 'v', emptyDir: {} }],
+      volumes: [
+        { name: 'w', emptyDir: {} },
+        { name: 'w', emptyDir: {} },
+      ],
     });
     expect(validatePromise(promise([p])).errors.map(formatFieldError)).toEqual([
-      expect.stringMatching(/^spec\.workflows\.resource\.configure\[0\]\.spec\.volumes: not supported yet/),
-      expect.stringMatching(
-        /^spec\.workflows\.resource\.configure\[0\]\.spec\.containers\[0\]\.volumeMounts: not supported yet/,
-      ),
+      'spec.workflows.resource.configure[0].spec.volumes[1].name: duplicate volume name "w"',
+      'spec.workflows.resource.configure[0].spec.containers[0].volumeMounts[0].name: no volume "v" in the job\'s volumes',
     ]);
     expect(
       validatePromise(

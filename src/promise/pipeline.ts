@@ -82,6 +82,7 @@ export function containerJobs(pipeline: Pipeline): Record<string, JobSpec> | und
   return {
     [pipeline.metadata.name]: {
       'runs-on': CONTAINER_RUNTIME,
+      ...(pipeline.spec.volumes ? { volumes: pipeline.spec.volumes } : {}),
       steps: containers.map((c) => {
         const env: Record<string, string> = {};
         const secretEnv: NonNullable<StepSpec['secretEnv']> = {};
@@ -95,6 +96,8 @@ export function containerJobs(pipeline: Pipeline): Record<string, JobSpec> | und
           ...(c.args ? { args: c.args } : {}),
           ...(c.workingDir ? { workingDir: c.workingDir } : {}),
           ...(c.resources ? { resources: c.resources } : {}),
+          ...(c.volumeMounts ? { volumeMounts: c.volumeMounts } : {}),
+          ...(c.envFrom ? { envFrom: c.envFrom } : {}),
           ...(Object.keys(env).length ? { env } : {}),
           ...(Object.keys(secretEnv).length ? { secretEnv } : {}),
         };

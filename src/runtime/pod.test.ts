@@ -1,5 +1,5 @@
 import type { Run } from '../api/types.js';
-import { parseReport, PREPARE_CHUNK, readPrepared, REPORT_PREFIX, stepPod } from './pod.js';
+import { parseReport, PREPARE_CHUNK, readPrepared, REPORT_PREFIX, stepPod, wholeSecrets } from './pod.js';
 import { podOutcome, type PodLike } from './pod-outcome.js';
 
 const run = (spec: Partial<Run['spec']>): Run =>
@@ -102,6 +102,35 @@ describe('stepPod', () => {
     expect(env).toContainEqual({ name: 'A', value: '1' });
     expect(env).toContainEqual({ name: 'KRT_INPUT', value: '/kratix/input' });
     expect(env).toContainEqual({ name: 'KRT_CONTROL', value: '/kratix/metadata/workflow-control.yaml' });
+  });
+
+  it("mounts the job's volumes into the step only, takes envFrom, and names the Secrets read whole", () => {
+    const r = run({
+      script: 'x',
+      container: {
+        image: 'x',
+        volumes: [
+          { name: 'conf', configMap: { name: 'settings' } },
+          { name: 'creds', secret: { secretName: 'tokens' } },
+        ],
+        volumeMounts: [{ name: 'conf', mountPath: '/conf' }],
+        envFrom: [{ secretRef: { name: 'more' } }, { configMapRef: { name: 'settings' } }],
+      },
+    });
+    const p = stepPod(r, { helperImage: 'k', graceSeconds: 5 }) as unknown as {
+      spec: {
+        volumes: { name: string }[];
+        initContainers: { name: string; volumeMounts: { name: string }[]; envFrom?: unknown }[];
+        containers: { volumeMounts: { name: string }[] }[];
+      };
+    };
+    expect(p.spec.volumes.map((v) => v.name)).toEqual(['krt', 'kratix', 'conf', 'creds']);
+    const [prepare, step] = p.spec.initContainers;
+    expect(step?.volumeMounts.map((m) => m.name)).toEqual(['krt', 'kratix', 'conf']);
+    expect(prepare?.volumeMounts.map((m) => m.name)).toEqual(['krt', 'kratix']);
+    expect(p.spec.containers[0]?.volumeMounts.map((m) => m.name)).toEqual(['krt', 'kratix']);
+    expect(step?.envFrom).toEqual([{ secretRef: { name: 'more' } }, { configMapRef: { name: 'settings' } }]);
+    expect(wholeSecrets(r)).toEqual(['more', 'tokens']);
   });
 
   it('carries the script and files to prepare in chunks an environment can hold, read back whole', () => {

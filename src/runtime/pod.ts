@@ -128,7 +128,8 @@ export function stepPod(run: Run, opts: PodOptions): Record<string, unknown> {
         }),
     ...(c.workingDir ? { workingDir: c.workingDir } : script ? { workingDir: POD_PATHS.workspace } : {}),
     env,
-    volumeMounts: mounts,
+    ...(c.envFrom ? { envFrom: c.envFrom } : {}),
+    volumeMounts: [...mounts, ...(c.volumeMounts ?? [])],
     securityContext: restricted,
     ...(c.resources ? { resources: c.resources } : {}),
   };
@@ -175,14 +176,21 @@ export function stepPod(run: Run, opts: PodOptions): Record<string, unknown> {
         fsGroup: STEP_UID,
         seccompProfile: { type: 'RuntimeDefault' },
       },
-      volumes: [
-        { name: 'krt', emptyDir: {} },
-        { name: 'kratix', emptyDir: {} },
-      ],
+      // The job's own volumes after these two; admission keeps their names and mount paths apart.
+      volumes: [{ name: 'krt', emptyDir: {} }, { name: 'kratix', emptyDir: {} }, ...(c.volumes ?? [])],
       initContainers: [helper(PREPARE_CONTAINER, 'prepare', { env: chunks(JSON.stringify(prepared)) }), step],
       containers: [helper(REPORT_CONTAINER, 'report')],
     },
   };
+}
+
+/** The Secrets a step Pod reads as a whole (envFrom, volumes): their values are masked like secretEnv's. */
+export function wholeSecrets(run: Run): string[] {
+  const c = run.spec.container;
+  const names = new Set<string>();
+  for (const e of c?.envFrom ?? []) if (e.secretRef?.name) names.add(e.secretRef.name);
+  for (const v of c?.volumes ?? []) if (v.secret?.secretName) names.add(v.secret.secretName);
+  return [...names];
 }
 
 /** The prepared files from the variables `stepPod` gave `prepare`. */

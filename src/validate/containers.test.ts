@@ -39,6 +39,34 @@ describe('container steps (runs-on: kubernetes)', () => {
     expect(r.errors.filter((e) => !e.message.includes('inputs')).map(formatFieldError)).toEqual([]);
   });
 
+  it('accepts volumes of a ConfigMap, a Secret and an empty directory, mounted and read whole (envFrom)', () => {
+    expect(
+      errorsOf(
+        pod(
+          {
+            image: 'b',
+            volumeMounts: [
+              { name: 'conf', mountPath: '/etc/conf', readOnly: true },
+              { name: 'creds', mountPath: '/creds' },
+              { name: 'scratch', mountPath: '/scratch' },
+            ],
+            envFrom: [
+              { configMapRef: { name: 'settings' } },
+              { secretRef: { name: 'tokens' }, prefix: 'T_' },
+            ],
+          },
+          {
+            volumes: [
+              { name: 'conf', configMap: { name: 'settings', items: [{ key: 'a', path: 'a.yaml' }] } },
+              { name: 'creds', secret: { secretName: 'tokens' } },
+              { name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '64Mi' } },
+            ],
+          },
+        ),
+      ),
+    ).toEqual([]);
+  });
+
   it('accepts the Pod settings of a job', () => {
     expect(
       errorsOf(
@@ -84,9 +112,45 @@ describe('container steps (runs-on: kubernetes)', () => {
     ],
     [
       { build: { 'runs-on': 'bash', serviceAccountName: 'x', steps: [{ name: 's', run: 'x' }] } },
-      'spec.jobs.build.serviceAccountName: serviceAccountName, nodeSelector and tolerations need runs-on: kubernetes',
+      'spec.jobs.build.serviceAccountName: serviceAccountName, nodeSelector, tolerations and volumes need runs-on: kubernetes',
     ],
     [pod({ image: 'b', args: ['${{ steps.nope.outputs.x }}'] }), 'spec.jobs.build.steps[0].args'],
+    [
+      pod({ image: 'b', volumeMounts: [{ name: 'nope', mountPath: '/x' }] }),
+      'spec.jobs.build.steps[0].volumeMounts[0].name: no volume "nope" in the job\'s volumes',
+    ],
+    [
+      pod(
+        { image: 'b', volumeMounts: [{ name: 'v', mountPath: '/kratix/input' }] },
+        { volumes: [{ name: 'v', emptyDir: {} }] },
+      ),
+      'spec.jobs.build.steps[0].volumeMounts[0].mountPath: is where the step finds its own files: mount elsewhere',
+    ],
+    [
+      pod({ image: 'b' }, { volumes: [{ name: 'v', emptyDir: {}, configMap: { name: 'c' } }] }),
+      'spec.jobs.build.volumes[0]: a volume has exactly one of configMap, secret, emptyDir',
+    ],
+    [
+      pod({ image: 'b' }, { volumes: [{ name: 'krt', emptyDir: {} }] }),
+      'spec.jobs.build.volumes[0].name: "krt" is a volume of the step Pod itself',
+    ],
+    [
+      pod({ image: 'b' }, { volumes: [{ name: 'v', hostPath: { path: '/' } }] }),
+      'spec.jobs.build.volumes[0]: a volume has exactly one of configMap, secret, emptyDir',
+    ],
+    [
+      pod({ image: 'b', envFrom: [{}] }),
+      'spec.jobs.build.steps[0].envFrom[0]: a source has exactly one of configMapRef, secretRef',
+    ],
+    [
+      {
+        build: {
+          'runs-on': 'bash',
+          steps: [{ name: 's', run: 'x', envFrom: [{ configMapRef: { name: 'c' } }] }],
+        },
+      },
+      'spec.jobs.build.steps[0].envFrom: only a step of runs-on: kubernetes may have envFrom',
+    ],
   ])('refuses %j with the field and the rule', (jobs, expected) => {
     expect(errorsOf(jobs).join('\n')).toContain(expected);
   });

@@ -83,8 +83,24 @@ function containerShapeErrors(job: JobSpec, field: string): FieldError[] {
   const errors: FieldError[] = [];
   const containers = job['runs-on'] === CONTAINER_RUNTIME;
   if (!containers)
-    for (const f of ['serviceAccountName', 'nodeSelector', 'tolerations'] as const)
+    for (const f of ['serviceAccountName', 'nodeSelector', 'tolerations', 'volumes'] as const)
       if (job[f] !== undefined) errors.push(fieldError(`${field}.${f}`, MSG.podFieldsRuntime));
+  const volumes = new Set<string>();
+  (Array.isArray(job.volumes) ? job.volumes : []).forEach((v, i) => {
+    if (!isObject(v)) return;
+    const sources = (['configMap', 'secret', 'emptyDir'] as const).filter((k) => v[k] !== undefined);
+    if (sources.length !== 1)
+      errors.push(
+        fieldError(`${field}.volumes[${i}]`, 'a volume has exactly one of configMap, secret, emptyDir'),
+      );
+    if (v.name === 'krt' || v.name === 'kratix')
+      errors.push(
+        fieldError(`${field}.volumes[${i}].name`, `"${v.name}" is a volume of the step Pod itself`),
+      );
+    if (volumes.has(v.name))
+      errors.push(fieldError(`${field}.volumes[${i}].name`, `duplicate volume name "${v.name}"`));
+    volumes.add(v.name);
+  });
   for (const k of Object.keys(isObject(job.nodeSelector) ? job.nodeSelector : {}))
     if (!matches(LABEL_KEY_PATTERN, k))
       errors.push(fieldError(`${field}.nodeSelector.${k}`, 'node selector keys must be label keys'));
@@ -94,13 +110,37 @@ function containerShapeErrors(job: JobSpec, field: string): FieldError[] {
     if (containers && step.image === undefined)
       errors.push(fieldError(`${at}.image`, `required with runs-on: ${CONTAINER_RUNTIME}`));
     if (!containers)
-      for (const f of ['image', 'command', 'args', 'workingDir', 'resources'] as const)
+      for (const f of [
+        'image',
+        'command',
+        'args',
+        'workingDir',
+        'resources',
+        'volumeMounts',
+        'envFrom',
+      ] as const)
         if (step[f] !== undefined)
           errors.push(fieldError(`${at}.${f}`, `only a step of runs-on: ${CONTAINER_RUNTIME} may have ${f}`));
     if (step.run === undefined && step.image === undefined)
       errors.push(fieldError(`${at}.run`, 'required value'));
     if (step.run !== undefined && step.command !== undefined)
       errors.push(fieldError(`${at}.command`, MSG.runOrCommand));
+    const mounted = new Set<string>();
+    (Array.isArray(step.volumeMounts) ? step.volumeMounts : []).forEach((m, n) => {
+      if (!isObject(m)) return;
+      const mf = `${at}.volumeMounts[${n}]`;
+      if (!volumes.has(m.name))
+        errors.push(fieldError(`${mf}.name`, `no volume "${m.name}" in the job's volumes`));
+      if (typeof m.mountPath === 'string' && /^\/(krt|kratix)(\/|$)/.test(m.mountPath))
+        errors.push(fieldError(`${mf}.mountPath`, 'is where the step finds its own files: mount elsewhere'));
+      if (mounted.has(m.mountPath))
+        errors.push(fieldError(`${mf}.mountPath`, `"${m.mountPath}" is mounted twice`));
+      mounted.add(m.mountPath);
+    });
+    (Array.isArray(step.envFrom) ? step.envFrom : []).forEach((e, n) => {
+      if (isObject(e) && (e.configMapRef === undefined) === (e.secretRef === undefined))
+        errors.push(fieldError(`${at}.envFrom[${n}]`, 'a source has exactly one of configMapRef, secretRef'));
+    });
     if (step.limits !== undefined && containers)
       errors.push(fieldError(`${at}.limits`, 'is for sandboxed runtimes; a container step sets resources'));
   });

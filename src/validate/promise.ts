@@ -19,9 +19,6 @@ const NO_INPUTS = {
   unavailable: 'a Pipeline has no inputs; read the resource with ${{ resource.<path> }}',
 };
 
-const NOT_YET =
-  'not supported yet: pass files through /kratix/input and values through env (docs/runtimes.md)';
-
 /** A pipeline's `with` reads only the resource. */
 function withScope(schema: unknown): ExpressionScope {
   const why = { unavailable: 'a Pipeline with passes values from the resource only' };
@@ -72,12 +69,8 @@ export function validatePromise(
         errors.push(fieldError(`${at}.spec`, 'a Pipeline has one of jobs, containers or uses (a Workflow)'));
         return;
       }
-      for (const f of ['volumes'] as const)
-        if (p.spec[f] !== undefined) errors.push(fieldError(`${at}.spec.${f}`, NOT_YET));
-      (p.spec.containers ?? []).forEach((c, n) => {
-        for (const f of ['envFrom', 'volumeMounts'] as const)
-          if (c[f] !== undefined) errors.push(fieldError(`${at}.spec.containers[${n}].${f}`, NOT_YET));
-      });
+      if (p.spec.volumes !== undefined && p.spec.containers === undefined)
+        errors.push(fieldError(`${at}.spec.volumes`, 'only a Pipeline of containers has volumes'));
       if (p.spec.uses !== undefined) {
         const ns = promise.spec.workflowNamespace;
         if (!ns)
@@ -105,12 +98,14 @@ export function validatePromise(
         base: `${at}.spec.jobs`,
         resource: { schema },
       });
-      // Errors of the job a containers list means are said at the containers.
-      const steps = `${at}.spec.jobs.${p.metadata.name}.steps[`;
+      // Errors of the job a containers list means are said at the containers and the pipeline.
+      const job = `${at}.spec.jobs.${p.metadata.name}`;
+      const said = (field: string) =>
+        field.startsWith(`${job}.steps[`)
+          ? field.replace(`${job}.steps[`, `${at}.spec.containers[`)
+          : field.replace(`${job}.`, `${at}.spec.`);
       errors.push(
-        ...(fromContainers
-          ? jobs.errors.map((e) => ({ ...e, field: e.field.replace(steps, `${at}.spec.containers[`) }))
-          : jobs.errors),
+        ...(fromContainers ? jobs.errors.map((e) => ({ ...e, field: said(e.field) })) : jobs.errors),
       );
       warnings.push(...jobs.warnings);
     });
