@@ -120,32 +120,51 @@ export function podRuntimeTests(): void {
     );
   });
 
-  it("masks a Secret's value in what runtimed keeps of a container step: its log and its outputs", async () => {
+  it("mounts a ConfigMap and a Secret and reads them whole (envFrom), masking the Secret's values in what runtimed keeps", async () => {
     const secret = uniq('token');
     expect(
       ck(['create', 'secret', 'generic', secret, '-n', NS, '--from-literal=token=s3cr3t-v4lue']).status,
     ).toBe(0);
+    expect(ck(['create', 'configmap', secret, '-n', NS, '--from-literal=greeting=hello']).status).toBe(0);
     const name = uniq('masked');
     apply(
       workflowRun(name, {
-        a: podJob([
+        a: podJob(
+          [
+            {
+              name: 's',
+              image: step(),
+              run: [
+                'echo "token is $TOKEN"',
+                'echo "file holds $(cat /creds/token), env holds $S_token"',
+                'echo "greeting $(cat /conf/greeting) $C_greeting"',
+                'echo "leak=$TOKEN" >> "$KRT_OUTPUT"',
+              ].join('\n'),
+              secretEnv: { TOKEN: { name: secret, key: 'token' } },
+              volumeMounts: [
+                { name: 'conf', mountPath: '/conf', readOnly: true },
+                { name: 'creds', mountPath: '/creds', readOnly: true },
+              ],
+              envFrom: [
+                { secretRef: { name: secret }, prefix: 'S_' },
+                { configMapRef: { name: secret }, prefix: 'C_' },
+              ],
+            },
+          ],
           {
-            name: 's',
-            image: step(),
-            run: 'echo "token is $TOKEN"; echo "leak=$TOKEN" >> "$KRT_OUTPUT"',
-            secretEnv: { TOKEN: { name: secret, key: 'token' } },
+            volumes: [
+              { name: 'conf', configMap: { name: secret } },
+              { name: 'creds', secret: { secretName: secret } },
+            ],
           },
-        ]),
+        ),
       }),
     );
     const r = await ended(`${name}-a-s`);
-    expect(r.status).toMatchObject({
-      phase: 'Succeeded',
-      logTail: 'token is ***\n',
-      outputs: { leak: '***' },
-    });
+    const expected = 'token is ***\nfile holds ***, env holds ***\ngreeting hello hello\n';
+    expect(r.status).toMatchObject({ phase: 'Succeeded', logTail: expected, outputs: { leak: '***' } });
     const logs = krt(['-n', NS, 'run', 'logs', `${name}-a-s`]);
-    expect([logs.status, logs.stdout]).toEqual([0, 'token is ***\n']);
+    expect([logs.status, logs.stdout]).toEqual([0, expected]);
     // The value is in no object: the Pod names the Secret.
     expect(ck(['get', 'pod', '-n', NS, `${name}-a-s`, '-o', 'json']).stdout).not.toContain('s3cr3t');
   });
