@@ -15,15 +15,14 @@ import { retryTransient } from '../src/kube/retry.js';
 import { claimStatus, endStatus, isClaimable, mayRequeue, requeueStatus } from '../src/runtime/lifecycle.js';
 import { PeerSet, preferredAgent } from '../src/runtime/share.js';
 import { log } from '../src/telemetry/log.js';
-import { reapOrphans } from './execute.js';
-import { Launcher, type RunningStep } from './launcher-client.js';
+import type { Executor } from './executor.js';
+import type { RunningStep } from './launcher-client.js';
 import { PodExecutor, type PodExecutorOptions } from './pod-executor.js';
-import { wholeSecrets } from '../src/runtime/pod.js';
+import { ProcessExecutor } from './process-executor.js';
 import type { LogStore } from './logstore.js';
 import { ResultStore, type PendingResult } from './results.js';
 import type { Runtime } from './runtime.js';
-import { stepLimitsFor, stepNetwork, type SandboxOptions } from '../src/runtime/sandbox-command.js';
-import type { Ending } from '../src/runtime/lifecycle.js';
+import type { SandboxOptions } from '../src/runtime/sandbox-command.js';
 
 export interface AgentOptions {
   identity: string;
@@ -48,8 +47,8 @@ export interface AgentOptions {
 
 interface Active {
   exec: RunningStep;
-  /** Its step runs in a Pod, which goes on without this agent. */
-  pod: boolean;
+  /** Its step goes on without this agent (a Pod). */
+  outlives: boolean;
   run: Run;
   attempts: number;
   /** Another agent or a re-queue took the Run: stop without reporting. */
@@ -75,8 +74,7 @@ export class Agent {
   /** When this agent first saw each waiting Run. */
   private readonly firstSeen = new Map<string, number>();
   private readonly peers: PeerSet;
-  private launcher!: Launcher;
-  private readonly pods: PodExecutor | undefined;
+  private readonly executors = new Map<Runtime['executor'], Executor>();
   private accepting = false;
   private timers: NodeJS.Timeout[] = [];
   private readonly api: k8s.CustomObjectsApi;
@@ -104,22 +102,36 @@ export class Agent {
     collectDefaultMetrics({ register: this.registry });
     informerMetrics(this.registry, () => this.informers);
     this.metrics = agentMetrics(this.registry, () => this.active.size);
-    const podRuntimes = [...opts.runtimes.values()].some((r) => r.executor === 'pod');
-    if (podRuntimes && !opts.pods) throw new Error('a runtime of Pods needs the pods options (helper image)');
-    this.pods =
-      podRuntimes && opts.pods
-        ? new PodExecutor(kc, {
-            ...opts.pods,
+    const kinds = new Set([...opts.runtimes.values()].map((r) => r.executor));
+    if (kinds.has('process'))
+      this.executors.set(
+        'process',
+        new ProcessExecutor(
+          {
+            workDir: join(opts.workDir ?? join(logs.dataDir, 'work'), opts.identity),
             graceMs: opts.graceMs,
             maxLogBytes: opts.maxLogBytes,
-            namespaces: opts.namespaces,
-          })
-        : undefined;
+            ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+          },
+          this.namespaces,
+        ),
+      );
+    if (kinds.has('pod')) {
+      if (!opts.pods) throw new Error('a runtime of Pods needs the pods options (helper image)');
+      this.executors.set(
+        'pod',
+        new PodExecutor(
+          kc,
+          { ...opts.pods, graceMs: opts.graceMs, maxLogBytes: opts.maxLogBytes, namespaces: opts.namespaces },
+          this.namespaces,
+        ),
+      );
+    }
   }
 
-  /** Executions of this identity: one folder each, so a restart finds what it left behind. */
-  private get workDir(): string {
-    return join(this.opts.workDir ?? join(this.logs.dataDir, 'work'), this.opts.identity);
+  private executorOf(r: Run): Executor | undefined {
+    const runtime = this.serves(r);
+    return runtime && this.executors.get(runtime.executor);
   }
 
   get running(): number {
@@ -127,7 +139,7 @@ export class Agent {
   }
 
   healthy(): boolean {
-    return this.informers.every((i) => i.healthy()) && (this.pods?.healthy() ?? true);
+    return this.informers.every((i) => i.healthy()) && [...this.executors.values()].every((e) => e.healthy());
   }
 
   async start(): Promise<void> {
@@ -150,11 +162,9 @@ export class Agent {
             .catch((e: unknown) => log.warn({ run: key(r), err: String(e) }, 'could not remove its logs'));
       });
     }
-    this.launcher = new Launcher();
-    const orphans = await reapOrphans(this.workDir);
-    if (orphans) log.warn({ orphans }, 'stopped steps left running by an earlier process of this agent');
+    for (const e of this.executors.values()) await e.start();
     this.results = new ResultStore(join(this.logs.dataDir, 'results', this.opts.identity));
-    await Promise.all([...this.informers.map((i) => i.start()), this.pods?.start()]);
+    await Promise.all(this.informers.map((i) => i.start()));
     // Results an earlier life of this agent kept: reported, never executed again.
     for (const p of await this.results.list()) {
       this.reporting.add(keyOf(p.namespace, p.name));
@@ -184,7 +194,7 @@ export class Agent {
     this.accepting = false;
     this.stopping = true;
     // A step Pod needs no agent to go on: handed back now, adopted by whoever claims it next.
-    for (const a of this.active.values()) if (a.pod) a.exec.stop('release');
+    for (const a of this.active.values()) if (a.outlives) a.exec.stop('release');
     const until = Date.now() + deadlineMs;
     // A claim sent before the signal may still be answered; it ends handed back or running.
     const busy = () => this.active.size > 0 || this.claiming.size > 0;
@@ -195,8 +205,7 @@ export class Agent {
     while (busy()) await sleep(20);
     for (const t of this.timers) clearInterval(t);
     for (const i of this.informers) i.stop();
-    this.pods?.stop();
-    this.launcher.close();
+    for (const e of this.executors.values()) e.stop();
   }
 
   private cached(): Run[] {
@@ -315,7 +324,7 @@ export class Agent {
   private async cancelUnclaimed(r: Run): Promise<void> {
     this.claiming.add(key(r));
     try {
-      if (this.serves(r)?.executor === 'pod') await this.pods?.deleteFor(r);
+      await this.executorOf(r)?.cancelUnclaimed(r);
       await this.optimistic(r, {
         phase: 'Cancelled',
         reason: 'Cancelled',
@@ -370,11 +379,31 @@ export class Agent {
     }
     const runtime = this.serves(r) as Runtime;
     const logFile = this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
-    const pod = runtime.executor === 'pod';
-    const exec = pod
-      ? await this.podStep(claimed, logFile)
-      : await this.processStep(claimed, runtime, logFile, attempts);
-    const a: Active = { exec, pod, run: claimed, attempts, lost: false, ending: false, beat: Date.now() };
+    const executor = this.executorOf(r) as Executor;
+    let exec: RunningStep;
+    try {
+      exec = await executor.execute(claimed, runtime, logFile, attempts);
+    } catch (e) {
+      // The step could not be set going (its Pod's files, a full disk): handed back, as a shutdown does.
+      log.warn({ run: k, err: statusMessage(e) }, 'could not start the step');
+      await this.requeue(
+        claimed,
+        `agent ${this.opts.identity} could not start the step: ${statusMessage(e)}`,
+        'start',
+        attempts,
+      );
+      this.claiming.delete(k);
+      return;
+    }
+    const a: Active = {
+      exec,
+      outlives: executor.outlivesAgent,
+      run: claimed,
+      attempts,
+      lost: false,
+      ending: false,
+      beat: Date.now(),
+    };
     this.active.set(k, a);
     this.claiming.delete(k);
     log.debug({ run: k, attempt: attempts }, 'claimed');
@@ -415,50 +444,6 @@ export class Agent {
       this.active.delete(k);
       this.fill();
     }
-  }
-
-  /** A step in the sandbox of this agent's host (or container). */
-  private async processStep(
-    claimed: Run,
-    runtime: Runtime,
-    logFile: string,
-    attempts: number,
-  ): Promise<RunningStep> {
-    const sandbox = this.opts.sandbox
-      ? {
-          ...this.opts.sandbox,
-          network: stepNetwork(
-            this.opts.sandbox.network,
-            await this.namespaces.network(claimed.metadata.namespace ?? ''),
-          ),
-        }
-      : undefined;
-    const limits = sandbox ? stepLimitsFor(sandbox.limits, claimed.spec.limits) : undefined;
-    const secrets = await this.namespaces.secretEnv(claimed);
-    const exec =
-      'error' in secrets
-        ? notStarted({ secretError: secrets.error })
-        : this.launcher.start(claimed, runtime, {
-            dir: join(this.workDir, `${claimed.metadata.uid ?? ''}-${attempts}`),
-            logFile,
-            maxLogBytes: this.opts.maxLogBytes,
-            graceMs: this.opts.graceMs,
-            ...(sandbox && limits ? { sandbox: { ...sandbox, limits: limits.limits } } : {}),
-            ...(Object.keys(secrets.values).length ? { secrets: secrets.values } : {}),
-            ...(limits?.capped.length ? { notes: limits.capped } : {}),
-          });
-    return exec;
-  }
-
-  /** A step in a Pod; Secrets are read only to mask their values (the kubelet gives them to the step). */
-  private async podStep(claimed: Run, logFile: string): Promise<RunningStep> {
-    const secrets = await this.namespaces.secretEnv(claimed);
-    const whole = await this.namespaces.secretValues(claimed.metadata.namespace ?? '', wholeSecrets(claimed));
-    const values = {
-      ...('error' in secrets ? {} : secrets.values),
-      ...Object.fromEntries(whole.map((v, i) => [`#${i}`, v])),
-    };
-    return (this.pods as PodExecutor).execute(claimed, logFile, values);
   }
 
   /** Heartbeats for executions whose last beat is older than the interval; short steps need none. */
@@ -566,22 +551,6 @@ export class Agent {
         log.warn({ run: key(r), err: statusMessage(e) }, 're-queue failed');
     }
   }
-}
-
-/** A step that ends before it starts (its Secrets could not be read): reported like any other end. */
-function notStarted(why: Partial<Omit<Ending, 'now'>>): RunningStep {
-  return {
-    done: Promise.resolve({
-      exitCode: null,
-      signal: null,
-      outputFile: '',
-      controlFile: '',
-      tail: '',
-      ...why,
-    }),
-    stopReason: undefined,
-    stop: () => undefined,
-  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,7 +6,7 @@ import type { Run } from '../src/api/types.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { LABEL_STEP_NETWORK } from '../src/runtime/sandbox-command.js';
-import { resolveSecretEnv, secretRefs } from '../src/runtime/secrets.js';
+import { maskedValues, resolveSecretEnv, secretRefs } from '../src/runtime/secrets.js';
 import { log } from '../src/telemetry/log.js';
 
 export class NamespaceReads {
@@ -34,7 +34,8 @@ export class NamespaceReads {
   }
 
   /**
-   * Every value of these Secrets of a namespace, to mask them (a step Pod reads them whole: envFrom,
+   * Every value of these Secrets of a namespace (and each of its lines, as maskedValues gives them),
+   * to mask them (a step Pod reads them whole: envFrom,
    * a volume). One this agent cannot read masks nothing; the kubelet says whether the step may start.
    */
   async secretValues(namespace: string, names: string[]): Promise<string[]> {
@@ -44,7 +45,11 @@ export class NamespaceReads {
         const s = await retryTransient(() => this.core.readNamespacedSecret({ name, namespace }), {
           deadlineMs: 5000,
         });
-        for (const v of Object.values(s.data ?? {})) out.push(Buffer.from(v, 'base64').toString('utf8'));
+        const values = Object.entries(s.data ?? {}).map(([k, v]) => [
+          k,
+          Buffer.from(v, 'base64').toString('utf8'),
+        ]);
+        out.push(...maskedValues(Object.fromEntries(values)));
       } catch (e) {
         if (statusCode(e) !== 404)
           log.warn({ namespace, secret: name, err: statusMessage(e) }, 'cannot read a Secret to mask it');

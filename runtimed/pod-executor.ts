@@ -17,10 +17,20 @@ import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
 import { logTail, type Ending } from '../src/runtime/lifecycle.js';
 import { Masker } from '../src/runtime/mask.js';
 import { podOutcome, type PodLike, type PodOutcome } from '../src/runtime/pod-outcome.js';
-import { parseReport, REPORT_CONTAINER, STEP_CONTAINER, stepPod, stepPodName } from '../src/runtime/pod.js';
+import {
+  parseReport,
+  REPORT_CONTAINER,
+  STEP_CONTAINER,
+  stepPod,
+  stepPodName,
+  wholeSecrets,
+} from '../src/runtime/pod.js';
 import { maskedValues } from '../src/runtime/secrets.js';
 import { log } from '../src/telemetry/log.js';
+import type { Executor } from './executor.js';
 import type { RunningStep } from './launcher-client.js';
+import type { NamespaceReads } from './namespace-reads.js';
+import type { Runtime } from './runtime.js';
 
 type Pod = PodLike & {
   metadata?: { name?: string; namespace?: string; uid?: string; labels?: Record<string, string> };
@@ -41,7 +51,8 @@ export interface PodExecutorOptions {
 const podPath = (ns: string, name = '') => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`;
 const key = (ns: string, name: string) => `${ns}/${name}`;
 
-export class PodExecutor {
+export class PodExecutor implements Executor {
+  readonly outlivesAgent = true;
   private readonly informers: ResilientInformer<Pod>[];
   private readonly watching = new Map<string, () => void>();
   private ticker: NodeJS.Timeout | undefined;
@@ -49,6 +60,7 @@ export class PodExecutor {
   constructor(
     private readonly kc: k8s.KubeConfig,
     private readonly opts: PodExecutorOptions,
+    private readonly namespaces: NamespaceReads,
   ) {
     const paths = opts.namespaces.length ? opts.namespaces.map((ns) => podPath(ns)) : ['/api/v1/pods'];
     this.informers = paths.map(
@@ -86,13 +98,22 @@ export class PodExecutor {
     return undefined;
   }
 
-  /** Runs (or adopts) the Pod of a claimed Run; `secrets` are the values its log and results mask. */
-  execute(run: Run, logFile: string, secrets: Record<string, string>): RunningStep {
-    return new PodExecution(this, run, logFile, secrets);
+  /**
+   * Runs (or adopts) the Pod of a claimed Run. Secrets are read only to mask their values in what
+   * this agent keeps: the kubelet gives them to the step.
+   */
+  async execute(run: Run, _runtime: Runtime, logFile: string): Promise<RunningStep> {
+    const namespace = run.metadata.namespace ?? '';
+    const one = await this.namespaces.secretEnv(run);
+    const whole = await this.namespaces.secretValues(namespace, wholeSecrets(run));
+    return new PodExecution(this, run, logFile, [
+      ...maskedValues('error' in one ? {} : one.values),
+      ...whole,
+    ]);
   }
 
   /** The Pod of a Run cancelled while no agent held it (handed back, not yet adopted). */
-  async deleteFor(run: Run): Promise<void> {
+  async cancelUnclaimed(run: Run): Promise<void> {
     const ns = run.metadata.namespace ?? '';
     const name = stepPodName(run);
     const pod = this.cached(ns, name);
@@ -152,11 +173,11 @@ class PodExecution implements RunningStep {
     private readonly ex: PodExecutor,
     private readonly run: Run,
     private readonly logFile: string,
-    secrets: Record<string, string>,
+    secretValues: string[],
   ) {
     this.ns = run.metadata.namespace ?? '';
     this.name = stepPodName(run);
-    this.secretValues = maskedValues(secrets);
+    this.secretValues = secretValues;
     this.masker = new Masker(this.secretValues);
     this.done = new Promise<Result>((r) => (this.finish = r)).finally(() => {
       this.unwatch();
