@@ -248,12 +248,13 @@ describe('install on a one-node cluster', () => {
     expect(run.status.phase).toBe('Succeeded');
     expect(run.status.outputs?.endpoint).toBe('https://staging.example.com');
     // The steps ran in the bash agent's Pods.
-    const runs = ckJson<{ items: { status?: { assignedTo?: string } }[] }>([
+    // (Container steps of other tests may share the namespace: the bash ones are the samples'.)
+    const runs = ckJson<{ items: { spec: { runtime: string }; status?: { assignedTo?: string } }[] }>([
       'get',
       '-n',
       'default',
       'runs',
-    ]).items;
+    ]).items.filter((r) => r.spec.runtime === 'bash');
     expect(runs.length).toBeGreaterThan(0);
     for (const r of runs) expect(r.status?.assignedTo).toMatch(/^kruntimes-bash-agent-/);
   });
@@ -469,12 +470,13 @@ describe('install in another namespace (an overlay), used and uninstalled', () =
 
   it("runs a workflow: its Runs are created by this install's controller and run by its runtimed", async () => {
     releaseSucceeds();
-    const runs = ckJson<{ items: { status?: { assignedTo?: string } }[] }>([
+    // (Container steps of other tests may share the namespace: the bash ones are the samples'.)
+    const runs = ckJson<{ items: { spec: { runtime: string }; status?: { assignedTo?: string } }[] }>([
       'get',
       '-n',
       'default',
       'runs',
-    ]).items;
+    ]).items.filter((r) => r.spec.runtime === 'bash');
     expect(runs.length).toBeGreaterThan(0);
     for (const r of runs) expect(r.status?.assignedTo).toMatch(/^kruntimes-bash-agent-/);
     // The agent's presence Lease and the leader Lease live in the install's namespace.
