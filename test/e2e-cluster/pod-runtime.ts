@@ -379,105 +379,116 @@ export function podRuntimeTests(): void {
     const sample = join(repoRoot, 'config', 'samples', 'team-promise');
     // From a clean start, should an earlier run have left Teams behind.
     ck(['delete', '-n', NS, 'teams', '--all', '--ignore-not-found', '--timeout=120s']);
-    expect(ck(['apply', '-k', sample]).status).toBe(0);
-    expect(ck(['wait', '--for=condition=Available', '--timeout=90s', 'promise/team']).stderr).toBe('');
-    // The install applies again over it: the Promise's ClusterRole, aggregated into the
-    // controller's, is not a conflict.
-    const again = spawnSync(
-      join(repoRoot, 'tools', 'deploy.sh'),
-      [join(repoRoot, 'test', 'e2e-cluster', 'overlay')],
-      {
-        encoding: 'utf8',
-        env: { ...process.env, KUBECTL: join(clusterState, 'bin', 'kubectl'), KUBECONFIG: clusterKubeconfig },
-      },
-    );
-    expect([again.status, again.stderr]).toEqual([0, '']);
-    const team = (name: string, spec: object) => ({
-      apiVersion: 'teams.kruntimes.dev/v1',
-      kind: 'Team',
-      metadata: { name, namespace: NS },
-      spec,
-    });
-    apply(team('blue', { owner: 'alice', cpu: '3' }));
-    apply(team('green', { owner: 'bob', requiresApproval: true }));
-    type Team = {
-      metadata: { labels?: Record<string, string> };
-      status?: { message?: string; namespace?: string; kruntimes?: { workflows?: { phase?: string } } };
-    };
-    const get = (n: string) => ckJson<Team>(['get', '-n', NS, 'team', n]);
-    const blue = await until('team blue configured', 240, () => {
-      const t = get('blue');
-      return t.status?.kruntimes?.workflows?.phase === 'Succeeded' && t;
-    });
-    expect(blue.status).toMatchObject({ message: 'team ready: namespace team-blue', namespace: 'team-blue' });
-    const quota = ckJson<{ spec: { hard: Record<string, string> } }>([
-      'get',
-      '-n',
-      'team-blue',
-      'resourcequota',
-      'team',
-    ]);
-    expect(quota.spec.hard).toEqual({ 'requests.cpu': '3', 'requests.memory': '4Gi' });
-    const binding = ckJson<{ subjects: { name: string }[] }>([
-      'get',
-      '-n',
-      'team-blue',
-      'rolebinding',
-      'owner',
-    ]);
-    expect(binding.subjects.map((s) => s.name)).toEqual(['alice']);
-    // Every step of the pipelines ran in a Pod.
-    const runs = ckJson<{ items: RunObj[] }>([
-      'get',
-      '-n',
-      NS,
-      'runs',
-      '-l',
-      'kruntimes.io/workflow-job in (render,access)',
-    ]).items;
-    expect(runs.length).toBeGreaterThanOrEqual(8);
-    for (const r of runs) expect(podsOf(r.metadata.name)).toHaveLength(1);
-    // Suspended until approved; approving (a new spec) runs the workflow again to the end.
-    await until(
-      'team green suspended',
-      240,
-      () => get('green').metadata.labels?.['kruntimes.io/workflow-suspended'] === 'true',
-    );
-    expect(ck(['get', '-n', NS, 'team', 'green']).stdout).toContain('waiting for approval of team green');
-    // What the pipelines before the suspended one wrote is applied; the suspended one's is not yet.
-    expect(ck(['get', 'namespace', 'team-green']).status).toBe(0);
-    expect(ck(['get', '-n', 'team-green', 'rolebinding', 'owner']).status).not.toBe(0);
-    expect(
-      ck(['patch', '-n', NS, 'team', 'green', '--type=merge', '-p', '{"spec":{"approved":true}}']).status,
-    ).toBe(0);
-    await until(
-      'team green configured',
-      240,
-      () => get('green').status?.message === 'team ready: namespace team-green',
-    );
-    // The delete pipeline runs as containers before the Team goes, and its Works' objects with it.
-    expect(ck(['delete', '-n', NS, 'team', 'blue', '--wait=false']).status).toBe(0);
-    const farewell = await until('the delete pipeline Succeeded', 120, () => {
-      const [r] = ckJson<{ items: RunObj[] }>([
+    // Cleaned up whatever happens, or the install's uninstall waits on the Promise's resources.
+    try {
+      expect(ck(['apply', '-k', sample]).status).toBe(0);
+      expect(ck(['wait', '--for=condition=Available', '--timeout=90s', 'promise/team']).stderr).toBe('');
+      // The install applies again over it: the Promise's ClusterRole, aggregated into the
+      // controller's, is not a conflict.
+      const again = spawnSync(
+        join(repoRoot, 'tools', 'deploy.sh'),
+        [join(repoRoot, 'test', 'e2e-cluster', 'overlay')],
+        {
+          encoding: 'utf8',
+          env: {
+            ...process.env,
+            KUBECTL: join(clusterState, 'bin', 'kubectl'),
+            KUBECONFIG: clusterKubeconfig,
+          },
+        },
+      );
+      expect([again.status, again.stderr]).toEqual([0, '']);
+      const team = (name: string, spec: object) => ({
+        apiVersion: 'teams.kruntimes.dev/v1',
+        kind: 'Team',
+        metadata: { name, namespace: NS },
+        spec,
+      });
+      apply(team('blue', { owner: 'alice', cpu: '3' }));
+      apply(team('green', { owner: 'bob', requiresApproval: true }));
+      type Team = {
+        metadata: { labels?: Record<string, string> };
+        status?: { message?: string; namespace?: string; kruntimes?: { workflows?: { phase?: string } } };
+      };
+      const get = (n: string) => ckJson<Team>(['get', '-n', NS, 'team', n]);
+      const blue = await until('team blue configured', 240, () => {
+        const t = get('blue');
+        return t.status?.kruntimes?.workflows?.phase === 'Succeeded' && t;
+      });
+      expect(blue.status).toMatchObject({
+        message: 'team ready: namespace team-blue',
+        namespace: 'team-blue',
+      });
+      const quota = ckJson<{ spec: { hard: Record<string, string> } }>([
+        'get',
+        '-n',
+        'team-blue',
+        'resourcequota',
+        'team',
+      ]);
+      expect(quota.spec.hard).toEqual({ 'requests.cpu': '3', 'requests.memory': '4Gi' });
+      const binding = ckJson<{ subjects: { name: string }[] }>([
+        'get',
+        '-n',
+        'team-blue',
+        'rolebinding',
+        'owner',
+      ]);
+      expect(binding.subjects.map((s) => s.name)).toEqual(['alice']);
+      // Every step of the pipelines ran in a Pod.
+      const runs = ckJson<{ items: RunObj[] }>([
         'get',
         '-n',
         NS,
         'runs',
         '-l',
-        'kruntimes.io/workflow-job=farewell',
+        'kruntimes.io/workflow-job in (render,access)',
       ]).items;
-      return r?.status?.phase === 'Succeeded' && r;
-    });
-    expect(farewell.status?.logTail).toBe('team blue removed (delete)\n');
-    await until(
-      'team blue and its namespace gone',
-      180,
-      () =>
-        ck(['get', '-n', NS, 'team', 'blue']).status !== 0 &&
-        ck(['get', 'namespace', 'team-blue']).status !== 0,
-    );
-    ck(['delete', '-n', NS, 'team', '--all', '--timeout=180s']);
-    ck(['delete', '-k', sample, '--timeout=120s']);
+      expect(runs.length).toBeGreaterThanOrEqual(8);
+      for (const r of runs) expect(podsOf(r.metadata.name)).toHaveLength(1);
+      // Suspended until approved; approving (a new spec) runs the workflow again to the end.
+      await until(
+        'team green suspended',
+        240,
+        () => get('green').metadata.labels?.['kruntimes.io/workflow-suspended'] === 'true',
+      );
+      expect(ck(['get', '-n', NS, 'team', 'green']).stdout).toContain('waiting for approval of team green');
+      // What the pipelines before the suspended one wrote is applied; the suspended one's is not yet.
+      expect(ck(['get', 'namespace', 'team-green']).status).toBe(0);
+      expect(ck(['get', '-n', 'team-green', 'rolebinding', 'owner']).status).not.toBe(0);
+      expect(
+        ck(['patch', '-n', NS, 'team', 'green', '--type=merge', '-p', '{"spec":{"approved":true}}']).status,
+      ).toBe(0);
+      await until(
+        'team green configured',
+        240,
+        () => get('green').status?.message === 'team ready: namespace team-green',
+      );
+      // The delete pipeline runs as containers before the Team goes, and its Works' objects with it.
+      expect(ck(['delete', '-n', NS, 'team', 'blue', '--wait=false']).status).toBe(0);
+      const farewell = await until('the delete pipeline Succeeded', 120, () => {
+        const [r] = ckJson<{ items: RunObj[] }>([
+          'get',
+          '-n',
+          NS,
+          'runs',
+          '-l',
+          'kruntimes.io/workflow-job=farewell',
+        ]).items;
+        return r?.status?.phase === 'Succeeded' && r;
+      });
+      expect(farewell.status?.logTail).toBe('team blue removed (delete)\n');
+      await until(
+        'team blue and its namespace gone',
+        180,
+        () =>
+          ck(['get', '-n', NS, 'team', 'blue']).status !== 0 &&
+          ck(['get', 'namespace', 'team-blue']).status !== 0,
+      );
+    } finally {
+      ck(['delete', '-n', NS, 'team', '--all', '--timeout=180s']);
+      ck(['delete', '-k', sample, '--timeout=120s']);
+    }
   });
 
   it('re-runs a container pipeline at its retryAfter, counting attempts, then goes on', async () => {

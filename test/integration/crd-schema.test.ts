@@ -110,7 +110,7 @@ describe('WorkflowRun schema', () => {
     [
       'a step without run',
       { jobs: { build: { 'runs-on': 'bash', steps: [{ name: 'a' }] } } },
-      'run: Required value',
+      'a step needs run, or an image (runs-on: kubernetes)',
     ],
     ['a bad uses', { jobs: { deploy: { uses: 'Deploy_Workflow' } } }, 'spec.jobs.deploy.uses'],
     [

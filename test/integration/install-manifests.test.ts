@@ -120,6 +120,12 @@ describe('install manifests', () => {
         'pod-security.kubernetes.io/enforce': 'restricted',
         'pod-security.kubernetes.io/enforce-version': 'latest',
       });
+      // A Pod without a service account gets the namespace's "default", which the API server's
+      // controllers make shortly after the namespace: admission refuses the Pod until then.
+      for (let i = 0; i < 120; i++) {
+        if (kubectl(['get', 'serviceaccount', 'default', '-n', restricted.namespace]).status === 0) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
     });
     afterAll(() => restricted.cleanup());
     const tryPod = (ns: string, t: PodTemplate, name: string) =>
