@@ -3,7 +3,7 @@
 import * as L from '../limits.js';
 import * as P from './patterns.js';
 import { arrayOf, int, obj, str, type Schema } from './schema-helpers.js';
-import { conditions, pipelineJobsSchema, secretKeySelectorSchema, usesSchema, withSchema } from './schema.js';
+import { conditions, envVarSchema, pipelineJobsSchema, usesSchema, withSchema } from './schema.js';
 import * as C from './container-schema.js';
 
 /** A container of a Kratix-shaped pipeline: Kratix's own fields, run as a step of the kubernetes runtime. */
@@ -22,17 +22,7 @@ export const pipelineContainerSchema: Schema = obj(
     resources: C.resourcesSchema,
     env: arrayOf(
       'Environment variables, as in a Pod; a value may read ${{ resource.<path> }}.',
-      obj(
-        'One variable.',
-        {
-          name: str('Variable name.', { minLength: 1, maxLength: 256, pattern: P.ENV_NAME_PATTERN }),
-          value: str('The value.', { maxLength: L.MAX_VALUE_LENGTH }),
-          valueFrom: obj('Where the value comes from, instead of value.', {
-            secretKeyRef: secretKeySelectorSchema,
-          }),
-        },
-        { required: ['name'] },
-      ),
+      envVarSchema('The value.'),
       { maxItems: L.MAX_ENV_PER_STEP },
     ),
     envFrom: C.envFromSchema,

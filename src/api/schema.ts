@@ -88,6 +88,21 @@ export const secretKeySelectorSchema: Schema = obj(
   { required: ['name', 'key'] },
 );
 
+/** One variable as a Pod's env lists it: a value, or a Secret's key read when the step starts. */
+export function envVarSchema(valueDescription: string): Schema {
+  return obj(
+    'One variable.',
+    {
+      name: str('Variable name.', { minLength: 1, maxLength: 256, pattern: P.ENV_NAME_PATTERN }),
+      value: str(valueDescription, { maxLength: L.MAX_VALUE_LENGTH }),
+      valueFrom: obj('Where the value comes from when the step starts, instead of value.', {
+        secretKeyRef: secretKeySelectorSchema,
+      }),
+    },
+    { required: ['name'] },
+  );
+}
+
 /**
  * What a step may ask of the sandbox beyond the agent's defaults (issue "steps isolated"); the
  * agent applies at most its own ceiling (`--step-max-*`).
@@ -389,25 +404,11 @@ export const runSpecSchema: Schema = obj(
       maxLength: L.MAX_SCRIPT_LENGTH,
     }),
     container: C.runContainerSchema,
-    env: arrayOf(
-      'Environment variables of the step.',
-      obj(
-        'One variable.',
-        {
-          name: str('Variable name.', { minLength: 1, maxLength: 256, pattern: P.ENV_NAME_PATTERN }),
-          value: str('Variable value.', { maxLength: L.MAX_VALUE_LENGTH }),
-          valueFrom: obj('Where the value comes from when the step starts, instead of value.', {
-            secretKeyRef: secretKeySelectorSchema,
-          }),
-        },
-        { required: ['name'] },
-      ),
-      {
-        maxItems: L.MAX_ENV_PER_STEP,
-        'x-kubernetes-list-type': 'map',
-        'x-kubernetes-list-map-keys': ['name'],
-      },
-    ),
+    env: arrayOf('Environment variables of the step.', envVarSchema('Variable value.'), {
+      maxItems: L.MAX_ENV_PER_STEP,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+    }),
     timeoutSeconds: int('Seconds the script may run before it is stopped with phase Timeout.', {
       minimum: 1,
       maximum: L.MAX_TIMEOUT_SECONDS,

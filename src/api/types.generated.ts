@@ -1681,7 +1681,7 @@ export interface PipelineContainer {
      */
     value?: string;
     /**
-     * Where the value comes from, instead of value.
+     * Where the value comes from when the step starts, instead of value.
      */
     valueFrom?: {
       /**
