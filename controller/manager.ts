@@ -11,7 +11,7 @@ import { crdSummary } from '../src/promise/ownership.js';
 import type http from 'node:http';
 import * as k8s from '@kubernetes/client-node';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
-import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
+import type { PromiseObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { apiClient } from '../src/kube/client.js';
 import { defineController, keyOf } from '../src/kube/controller/controller.js';
 import { ControllerManager } from '../src/kube/controller/manager.js';
@@ -30,11 +30,10 @@ import type { OpsOptions } from '../src/telemetry/ops.js';
 import { eventRecorder } from './events.js';
 import { reconcileWorkflow } from './workflow.js';
 import { reconcilePromise, type Crd } from './promise.js';
-import { reconcileResource, type ResourceDeps } from './resource.js';
+import { ServedApis } from './served.js';
+import type { ResourceApi } from '../src/promise/api.js';
 import { reconcileWork } from './work.js';
 import { Discovery } from '../src/kube/discovery.js';
-import type { ResilientInformer } from '../src/kube/informer.js';
-import type { ResourceApi } from '../src/promise/api.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps, type Snapshot } from './workflowrun.js';
 
 export interface ManagerOptions {
@@ -171,65 +170,18 @@ export class Manager {
       transform: crdSummary,
     });
     const authz = apiClient(this.kc, k8s.AuthorizationV1Api);
-    const served = new Map<string, { path: string; informer: ResilientInformer<ResourceObject> }>();
-    const serve = async (promise: string, api: ResourceApi) => {
-      const path = `/apis/${api.group}/${api.version}/${api.plural}`;
-      const running = served.get(promise);
-      if (running?.path === path) return running.informer;
-      if (running) await m.remove(`resources/${promise}`);
-      const resources = m.informer<ResourceObject>({ path });
-      served.set(promise, { path, informer: resources });
-      const deps: ResourceDeps = {
-        kc: this.kc,
-        api,
-        promise: () => promises.get('', promise),
-        resources,
-        workflowRuns: caches.workflowRuns,
-        runs: caches.runs,
-        works,
-        workflows: caches.workflows,
-        custom,
-        events,
-        defaultInterval: this.opts.reconcileInterval,
-        writes: this.writes,
-      };
-      await m.add(
-        defineController({
-          name: `resources/${promise}`,
-          for: resources,
-          owns: [
-            { source: caches.workflowRuns, kind: api.kind },
-            { source: works, kind: api.kind },
-          ],
-          // A change of the Promise's spec runs every resource's workflow again.
-          watches: [
-            {
-              source: promises,
-              changed: (old: PromiseObject, now: PromiseObject) =>
-                old.metadata.generation !== now.metadata.generation,
-              map: (o) => (o.metadata?.name === promise ? resources.list().map(keyOf) : []),
-            },
-          ],
-          reconcile: (key) => reconcileResource(key, deps),
-          workers: 4,
-        }),
-      );
-      // The Promise counts its resources: a resource that comes or goes changes them.
-      // (From the cache's events, so the count it makes sees the change.)
-      const recount = () => m.enqueue('promise', `/${promise}`);
-      resources.on('add', recount);
-      resources.on('delete', recount);
-      resources.on('update', (old: ResourceObject, now: ResourceObject) => {
-        const a = old.status?.kruntimes?.workflows;
-        const b = now.status?.kruntimes?.workflows;
-        if (a?.phase !== b?.phase || a?.hash !== b?.hash) recount();
-      });
-      return resources;
-    };
-    const unserve = async (promise: string) => {
-      if (!served.delete(promise)) return;
-      await m.remove(`resources/${promise}`);
-    };
+    const served = new ServedApis(m, {
+      kc: this.kc,
+      promises,
+      workflowRuns: caches.workflowRuns,
+      runs: caches.runs,
+      works,
+      workflows: caches.workflows,
+      custom,
+      events,
+      defaultInterval: this.opts.reconcileInterval,
+      writes: this.writes,
+    });
     await m.add(
       defineController({
         name: 'promise',
@@ -242,11 +194,10 @@ export class Manager {
             crds,
             custom,
             events,
-            serve,
-            unserve,
+            serve: (promise, api) => served.serve(promise, api),
+            unserve: (promise) => served.unserve(promise),
             missingRights: (api) => missingRights(authz, api),
-            isServed: (promise, api) =>
-              served.get(promise)?.path === `/apis/${api.group}/${api.version}/${api.plural}`,
+            isServed: (promise, api) => served.isServed(promise, api),
             writes: this.writes,
           }),
         workers: 2,

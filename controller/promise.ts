@@ -4,7 +4,8 @@
 import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, PromiseStatus, ResourceObject } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
-import { condition, controllerReference, sameStatus } from '../src/api/objects.js';
+import { condition, controllerReference } from '../src/api/objects.js';
+import { writeStatusIfChanged } from '../src/kube/controller/planned.js';
 import { isTransient } from '../src/kube/retry.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
@@ -80,15 +81,16 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
 
 async function writeStatus(promise: PromiseObject, status: PromiseStatus, deps: PromiseDeps): Promise<void> {
   const name = promise.metadata.name ?? '';
-  if (sameStatus(promise.status, status)) return;
-  deps.writes?.inc({ verb: 'update', resource: 'promises/status' });
-  await deps.custom.replaceClusterCustomObjectStatus({
-    group: GROUP,
-    version: VERSION,
-    plural: 'promises',
-    name,
-    body: { ...promise, status },
-  });
+  const written = await writeStatusIfChanged(promise.status, status, deps.writes, 'promises/status', () =>
+    deps.custom.replaceClusterCustomObjectStatus({
+      group: GROUP,
+      version: VERSION,
+      plural: 'promises',
+      name,
+      body: { ...promise, status },
+    }),
+  );
+  if (!written) return;
   const was = promise.status?.conditions?.find((c) => c.type === 'Available');
   const is = status.conditions?.find((c) => c.type === 'Available');
   if (is && (was?.status !== is.status || was.reason !== is.reason))

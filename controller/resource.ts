@@ -1,8 +1,8 @@
 // The reconciler of one Promise's resources: load the resource, its pipeline WorkflowRuns and Works
 // from the caches, plan with planResourceWorkflow, apply the actions, write status only when it
 // changed. One instance per Promise, added and removed while the controller runs.
-import { requeueAfter, type Result } from '../src/kube/controller/controller.js';
-import { sameStatus } from '../src/api/objects.js';
+import type { Result } from '../src/kube/controller/controller.js';
+import { reconcilePlanned } from '../src/kube/controller/planned.js';
 import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
@@ -13,7 +13,7 @@ import { isDeterministicRefusal, isNamespaceTerminating } from '../src/kube/retr
 import { LABEL_RESOURCE_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { planResourceWorkflow, type ResourceAction } from '../src/plan/resource.js';
 import { planResourceDeletion } from '../src/plan/resource-delete.js';
-import { writtenStatus } from '../src/plan/workflowrun.js';
+import { writtenStatus } from '../src/plan/outputs.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { workflowRunFiles } from '../src/promise/files.js';
 import type { EventRecorder } from './events.js';
@@ -32,6 +32,8 @@ export interface ResourceDeps {
   events: EventRecorder;
   defaultInterval?: string;
   writes?: { inc(labels: { verb: string; resource: string }): void };
+  /** The planner's clock (tests inject one). */
+  clock?: () => Date;
 }
 
 export async function reconcileResource(key: string, deps: ResourceDeps): Promise<Result | undefined> {
@@ -41,76 +43,91 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   if (!resource || !promise) return undefined;
   const deleting = Boolean(resource.metadata.deletionTimestamp);
   const uid = resource.metadata.uid ?? '';
-  let namespaceTerminating = false;
-  const observe = (refused?: Record<string, string>) =>
-    (deleting ? planResourceDeletion : planResourceWorkflow)({
-      resource,
-      promise,
-      runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
-      works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
-      workflow: (ns, n) => deps.workflows.get(ns, n),
-      statusMessageOf: (run) =>
-        writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
-      filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
-      defaultInterval: deps.defaultInterval,
-      refused,
-      namespaceTerminating,
-      now: new Date(),
-    });
-  let plan = observe();
-  const lag = await retryForCacheLag(deps.custom, plan.missingWorkflows ?? [], { resource: key });
-  if (lag !== undefined) return { requeueAfter: lag };
-  let target = resource;
-  let transient: unknown;
+  // What the API server refused in this reconcile: the next plan fails the pipeline and halts.
   const refused: Record<string, string> = {};
-  for (const action of plan.actions) {
-    if (action.type === 'event') continue; // after the plan is final, below
-    try {
-      if (action.type === 'setLabels') target = await patchMetadata(target, { labels: action.labels }, deps);
-      else if (action.type === 'setFinalizers')
-        target = await patchMetadata(target, { finalizers: action.finalizers }, deps);
-      else await apply(action, resource, deps);
-    } catch (e) {
+  let namespaceTerminating = false;
+  return reconcilePlanned({
+    object: resource,
+    statusOf: (r) => r.status,
+    plan: (now) =>
+      (deleting ? planResourceDeletion : planResourceWorkflow)({
+        resource,
+        promise,
+        runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
+        works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
+        workflow: (ns, n) => deps.workflows.get(ns, n),
+        statusMessageOf: (run) =>
+          writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
+        filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
+        defaultInterval: deps.defaultInterval,
+        refused,
+        namespaceTerminating,
+        now,
+      }),
+    confirmMissing: (plan) => retryForCacheLag(deps.custom, plan.missingWorkflows ?? [], { resource: key }),
+    afterStatus: (a) => a.type === 'event',
+    id: actionId,
+    apply: (action, target) => apply(action, target, deps),
+    failed: (action, e) => {
       // Labels and finalizers come first: without them nothing else is done.
-      if (action.type === 'setLabels' || action.type === 'setFinalizers') throw e;
-      if (action.type === 'createRun' && isNamespaceTerminating(e)) namespaceTerminating = true;
-      else if (action.type === 'createRun' && isDeterministicRefusal(e))
+      if (action.type === 'setLabels' || action.type === 'setFinalizers') return 'fatal';
+      if (action.type !== 'createRun') return 'transient';
+      if (isNamespaceTerminating(e)) namespaceTerminating = true;
+      else if (isDeterministicRefusal(e))
         refused[action.pipeline] =
           `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
-      else transient ??= e;
-    }
-  }
-  if (Object.keys(refused).length > 0 || namespaceTerminating) {
-    // Planned again with the refusal: the pipeline fails and the workflow halts.
-    plan = observe(refused);
-  }
-  // A resource whose last finalizer came off is gone: there is no status left to write.
-  const released = deleting && plan.actions.some((a) => a.type === 'setFinalizers');
-  if (!released && !sameStatus(resource.status, plan.status)) {
-    deps.writes?.inc({ verb: 'update', resource: `${deps.api.plural}/status` });
-    await deps.custom.replaceNamespacedCustomObjectStatus({
-      group: deps.api.group,
-      version: deps.api.version,
-      plural: deps.api.plural,
-      namespace,
-      name,
-      body: { ...target, status: plan.status },
-    });
-  }
-  // After the status: a write that conflicts is planned again, and its events said once.
-  for (const action of plan.actions) if (action.type === 'event') await apply(action, resource, deps);
-  if (transient !== undefined) throw transient;
-  return requeueAfter(plan.requeueAfter);
+      else return 'transient';
+      return 'replan';
+    },
+    // A resource whose last finalizer came off is gone: there is no status left to write.
+    gone: (plan) => deleting && plan.actions.some((a) => a.type === 'setFinalizers'),
+    statusResource: `${deps.api.plural}/status`,
+    writes: deps.writes,
+    writeStatus: (target, status) =>
+      deps.custom.replaceNamespacedCustomObjectStatus({
+        group: deps.api.group,
+        version: deps.api.version,
+        plural: deps.api.plural,
+        namespace,
+        name,
+        body: { ...target, status },
+      }),
+    clock: deps.clock,
+  });
 }
 
+function actionId(a: ResourceAction): string {
+  switch (a.type) {
+    case 'createRun':
+      return `run/${a.run.metadata.name}`;
+    case 'cancelRun':
+    case 'resumeRun':
+    case 'deleteWork':
+      return `${a.type}/${a.name}`;
+    case 'writeWork':
+      return `work/${a.work.metadata.name}`;
+    case 'setLabels':
+      return `labels/${JSON.stringify(a.labels)}`;
+    case 'setFinalizers':
+      return `finalizers/${a.finalizers.join(',')}`;
+    case 'event':
+      return `event/${a.reason}/${a.message}`;
+  }
+}
+
+/** One action; a metadata patch returns the resource as patched, for the status write that follows. */
 async function apply(
-  action: Exclude<ResourceAction, { type: 'setLabels' | 'setFinalizers' }>,
+  action: ResourceAction,
   resource: ResourceObject,
   deps: ResourceDeps,
-): Promise<void> {
+): Promise<ResourceObject | void> {
   const namespace = resource.metadata.namespace ?? '';
   const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
   switch (action.type) {
+    case 'setLabels':
+      return patchMetadata(resource, { labels: action.labels }, deps);
+    case 'setFinalizers':
+      return patchMetadata(resource, { finalizers: action.finalizers }, deps);
     case 'createRun':
       deps.writes?.inc({ verb: 'create', resource: 'workflowruns' });
       try {

@@ -2,7 +2,7 @@
 // objects a newer Work dropped deleted, the result in the Work's status. The controller applies
 // with its own rights: what Promises may create is what an admin granted it (docs/promises.md).
 import { requeueAfter, type Result } from '../src/kube/controller/controller.js';
-import { sameStatus } from '../src/api/objects.js';
+import { writeStatusIfChanged } from '../src/kube/controller/planned.js';
 import * as k8s from '@kubernetes/client-node';
 import type { AppliedObject, Work } from '../src/api/types.js';
 import { crd, statusCode, statusMessage } from '../src/kube/client.js';
@@ -74,13 +74,14 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
   }
   const kept = failures.length === 0 ? applied : mergeApplied(work.status?.applied ?? [], applied);
   const status = workStatus(work.metadata.generation, kept, failures, work.status, new Date().toISOString());
-  if (sameStatus(work.status, status)) return undefined;
-  deps.writes?.inc({ verb: 'update', resource: 'works/status' });
-  await deps.custom.replaceNamespacedCustomObjectStatus({
-    ...crd('works', namespace),
-    name,
-    body: { ...work, status },
-  });
+  const written = await writeStatusIfChanged(work.status, status, deps.writes, 'works/status', () =>
+    deps.custom.replaceNamespacedCustomObjectStatus({
+      ...crd('works', namespace),
+      name,
+      body: { ...work, status },
+    }),
+  );
+  if (!written) return undefined;
   if (failures.length > 0) deps.events.record(work, 'Warning', 'ApplyFailed', status.message ?? '');
   return undefined;
 }

@@ -1,7 +1,7 @@
 // The WorkflowRun reconciler: load from the informer caches, plan with src/plan, apply the
 // actions, write status only when it changed. Nothing from an earlier reconcile is trusted.
-import { requeueAfter, type Result } from '../src/kube/controller/controller.js';
-import { sameStatus } from '../src/api/objects.js';
+import type { Result } from '../src/kube/controller/controller.js';
+import { reconcilePlanned } from '../src/kube/controller/planned.js';
 import * as k8s from '@kubernetes/client-node';
 import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { workflowRunEnded } from '../src/api/phases.js';
@@ -43,6 +43,8 @@ export interface ReconcileDeps {
   defaultTtlSeconds?: number;
   /** Counts API writes, for the benchmark's writes-per-step figure. */
   writes?: { inc(labels: { verb: string; resource: string }): void };
+  /** The planner's clock (tests inject one). */
+  clock?: () => Date;
 }
 
 /**
@@ -54,9 +56,52 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   const { caches } = deps;
   const cached = caches.workflowRuns.get(namespace, name);
   if (!cached || cached.metadata.deletionTimestamp) return undefined;
+  const observed = observe(cached, deps);
+  // A refused create fails its job and the plan is made again, so its dependents are Skipped and
+  // the rest goes on in this same reconcile.
+  const refused: Record<string, string> = {};
+  return reconcilePlanned({
+    object: cached,
+    statusOf: (run) => run.status,
+    plan: (now) => planWorkflowRun({ ...observed, run: withFailedJobs(cached, refused), now }),
+    confirmMissing: (plan) =>
+      retryForCacheLag(
+        deps.custom,
+        (plan.missingWorkflows ?? []).map((name) => ({ namespace, name })),
+        { run: key },
+      ),
+    ends: (a) => a.type === 'deleteWorkflowRun',
+    id: actionId,
+    apply: (action, target) => apply(action, target, deps),
+    failed: (action, e) => {
+      // The label comes before the status and is never skipped: a status that says Suspended is
+      // always written after the label, so a missing label can only mean a resume.
+      if (action.type === 'setSuspendedLabel') return 'fatal';
+      if (!('job' in action) || !isDeterministicRefusal(e)) return 'transient';
+      refused[action.job] = refusal(action, e);
+      return 'replan';
+    },
+    statusResource: 'workflowruns/status',
+    writes: deps.writes,
+    // PUT with the cached resourceVersion: a stale cache gets a conflict and the key is retried.
+    writeStatus: (run, status) =>
+      deps.custom.replaceNamespacedCustomObjectStatus({
+        ...crd('workflowruns', namespace),
+        name,
+        body: { ...run, status },
+      }),
+    announce: (before, after) => announce(cached, before ?? {}, after, deps.events),
+    clock: deps.clock,
+  });
+}
+
+/** What the plan reads from the caches, apart from the run itself and the clock. */
+function observe(cached: WorkflowRun, deps: ReconcileDeps): Omit<Observed, 'run' | 'now'> {
+  const { caches } = deps;
+  const namespace = cached.metadata.namespace ?? '';
   const uid = cached.metadata.uid ?? '';
-  const snapshot = caches.snapshots.get(namespace, snapshotName(name, uid));
-  const observed: Omit<Observed, 'run'> = {
+  const snapshot = caches.snapshots.get(namespace, snapshotName(cached.metadata.name ?? '', uid));
+  return {
     snapshot:
       snapshot && snapshot.metadata.ownerReferences?.some((o) => o.uid === uid)
         ? snapshot.data?.spec
@@ -73,57 +118,10 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
       ? (runtime) => deps.agents?.servedUntil(runtime, namespace, Date.now())
       : undefined,
     defaultTtlSeconds: deps.defaultTtlSeconds,
-    now: new Date(),
   };
-  // A refused create fails its job and the plan is made again, so its dependents are Skipped and
-  // the rest goes on in this same reconcile; each pass fails at least one more job, so it ends.
-  let run = cached;
-  let target = cached;
-  let plan = planWorkflowRun({ ...observed, run });
-  const missed = (plan.missingWorkflows ?? []).map((name) => ({ namespace, name }));
-  const lag = await retryForCacheLag(deps.custom, missed, { run: key });
-  if (lag !== undefined) return { requeueAfter: lag };
-  if (plan.actions.some((a) => a.type === 'deleteWorkflowRun')) {
-    await deleteWorkflowRun(cached, deps);
-    return undefined;
-  }
-  let transient: unknown;
-  const applied = new Set<string>();
-  for (;;) {
-    const refused: Record<string, string> = {};
-    for (const action of plan.actions) {
-      if (action.type === 'deleteWorkflowRun') continue; // only a finished run is deleted: above
-      const id = actionId(action);
-      if (applied.has(id)) continue;
-      applied.add(id);
-      if (action.type === 'setSuspendedLabel') {
-        // Before the status, and never skipped: a status that says Suspended is always written
-        // after the label, so a missing label can only mean a resume.
-        target = await setSuspendedLabel(target, action.value, deps);
-        continue;
-      }
-      try {
-        await apply(action, cached, deps);
-      } catch (e) {
-        if ('job' in action && isDeterministicRefusal(e)) refused[action.job] = refusal(action, e);
-        else transient ??= e;
-      }
-    }
-    if (Object.keys(refused).length === 0) break;
-    run = withFailedJobs(run, refused);
-    plan = planWorkflowRun({ ...observed, run });
-  }
-  const before = { ...(cached.status ?? {}) };
-  if (!sameStatus(before, plan.status)) {
-    await writeStatus(target, plan.status, deps);
-    announce(cached, plan.status, deps.events);
-  }
-  // Transient failures (network, 429, 5xx) are retried with backoff, after the status is written.
-  if (transient !== undefined) throw transient;
-  return requeueAfter(plan.requeueAfter);
 }
 
-function actionId(a: Exclude<Action, { type: 'deleteWorkflowRun' }>): string {
+function actionId(a: Action): string {
   switch (a.type) {
     case 'createSnapshot':
       return `snapshot/${a.name}`;
@@ -135,6 +133,8 @@ function actionId(a: Exclude<Action, { type: 'deleteWorkflowRun' }>): string {
       return `noagent/${a.run.metadata.name}`;
     case 'setSuspendedLabel':
       return `label/${a.value}`;
+    case 'deleteWorkflowRun':
+      return 'delete';
     default:
       return `${a.type}/${a.name}`;
   }
@@ -148,23 +148,12 @@ function refusal(action: Extract<Action, { job: string }>, e: unknown): string {
   return `the API server refused to create ${what}: ${statusMessage(e)}`;
 }
 
-/** Timestamps that only the planner's clock would change do not make a status different. */
-async function writeStatus(
+function announce(
   run: WorkflowRun,
-  status: WorkflowRun['status'],
-  deps: ReconcileDeps,
-): Promise<void> {
-  deps.writes?.inc({ verb: 'update', resource: 'workflowruns/status' });
-  // PUT with the cached resourceVersion: a stale cache gets a conflict and the key is retried.
-  await deps.custom.replaceNamespacedCustomObjectStatus({
-    ...crd('workflowruns', run.metadata.namespace ?? ''),
-    name: run.metadata.name ?? '',
-    body: { ...run, status },
-  });
-}
-
-function announce(run: WorkflowRun, status: NonNullable<WorkflowRun['status']>, events: EventRecorder): void {
-  const old = run.status ?? {};
+  old: NonNullable<WorkflowRun['status']>,
+  status: NonNullable<WorkflowRun['status']>,
+  events: EventRecorder,
+): void {
   for (const [job, s] of Object.entries(status.jobs ?? {})) {
     const was = old.jobs?.[job];
     if (s.phase === 'Failed' && was?.phase !== 'Failed')
@@ -199,14 +188,14 @@ function announce(run: WorkflowRun, status: NonNullable<WorkflowRun['status']>, 
     );
 }
 
-/** The actions applied in plan order; the label and the deletion are ordered by the reconcile itself. */
-async function apply(
-  action: Exclude<Action, { type: 'setSuspendedLabel' | 'deleteWorkflowRun' }>,
-  run: WorkflowRun,
-  deps: ReconcileDeps,
-): Promise<void> {
+/** One action; the suspended label returns the run as patched, for the status write that follows. */
+async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Promise<WorkflowRun | void> {
   const namespace = run.metadata.namespace ?? '';
   switch (action.type) {
+    case 'setSuspendedLabel':
+      return setSuspendedLabel(run, action.value, deps);
+    case 'deleteWorkflowRun':
+      return deleteWorkflowRun(run, deps);
     case 'createSnapshot':
       return createOrAdopt(
         run,

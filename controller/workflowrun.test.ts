@@ -1,0 +1,154 @@
+// The WorkflowRun reconciler over in-memory caches and a recording API client: what it writes, in
+// which order, and what a refusal does. The real API server's side is test/integration's.
+import { describe, expect, it } from '@jest/globals';
+import * as k8s from '@kubernetes/client-node';
+import type { Run, Workflow, WorkflowRun } from '../src/api/types.js';
+import type { ResilientInformer } from '../src/kube/informer.js';
+import { LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
+import { snapshotName } from '../src/names.js';
+import { reconcileWorkflowRun, type Caches, type ReconcileDeps, type Snapshot } from './workflowrun.js';
+
+const NOW = new Date('2026-12-05T10:00:00Z');
+
+function cache<
+  T extends { metadata: { namespace?: string; name?: string; labels?: Record<string, string> } },
+>(items: T[]): ResilientInformer<T> {
+  const fake = {
+    get: (ns: string, n: string) => items.find((o) => o.metadata.namespace === ns && o.metadata.name === n),
+    withLabel: (l: string, v: string) => items.filter((o) => o.metadata.labels?.[l] === v),
+    list: () => items,
+  };
+  return fake as unknown as ResilientInformer<T>;
+}
+
+const spec = { jobs: { build: { 'runs-on': 'bash', steps: [{ name: 'main', run: 'make' }] } } };
+const run: WorkflowRun = {
+  apiVersion: 'kruntimes.io/v1alpha1',
+  kind: 'WorkflowRun',
+  metadata: { name: 'release', namespace: 'ns', uid: 'uid-1', generation: 1, resourceVersion: '7' },
+  spec: spec as WorkflowRun['spec'],
+};
+const snapshot: Snapshot = {
+  apiVersion: 'apps/v1',
+  kind: 'ControllerRevision',
+  metadata: {
+    name: snapshotName('release', 'uid-1'),
+    namespace: 'ns',
+    labels: { [LABEL_WORKFLOWRUN_UID]: 'uid-1' },
+    ownerReferences: [
+      { apiVersion: 'kruntimes.io/v1alpha1', kind: 'WorkflowRun', name: 'release', uid: 'uid-1' },
+    ],
+  },
+  data: { spec: run.spec },
+  revision: 1,
+};
+
+/** A client that records each write, refusing the ones `refuse` names with the given status code. */
+function recordingClient(refuse: Record<string, number> = {}) {
+  const calls: { verb: string; what: string; body?: unknown }[] = [];
+  const answer = async (verb: string, what: string, body?: unknown) => {
+    calls.push({ verb, what, body });
+    const code = refuse[`${verb} ${what}`];
+    if (code) throw new k8s.ApiException(code, 'refused', JSON.stringify({ message: 'quota exceeded' }), {});
+    return body ?? {};
+  };
+  const custom = {
+    createNamespacedCustomObject: (p: { plural: string; body: { metadata: { name: string } } }) =>
+      answer('create', `${p.plural}/${p.body.metadata.name}`, p.body),
+    replaceNamespacedCustomObjectStatus: (p: { plural: string; name: string; body: unknown }) =>
+      answer('status', `${p.plural}/${p.name}`, p.body),
+    patchNamespacedCustomObject: (p: { plural: string; name: string; body: unknown }) =>
+      answer('patch', `${p.plural}/${p.name}`, p.body),
+    getNamespacedCustomObject: (p: { plural: string; name: string }) =>
+      answer('get', `${p.plural}/${p.name}`),
+  };
+  const apps = {
+    createNamespacedControllerRevision: (p: { body: { metadata: { name: string } } }) =>
+      answer('create', `controllerrevisions/${p.body.metadata.name}`, p.body),
+  };
+  return { calls, custom: custom as unknown as k8s.CustomObjectsApi, apps: apps as unknown as k8s.AppsV1Api };
+}
+
+function deps(o: { runs?: Run[]; snapshots?: Snapshot[]; refuse?: Record<string, number> }) {
+  const client = recordingClient(o.refuse);
+  const events: string[] = [];
+  const caches: Caches = {
+    workflowRuns: cache([run]),
+    runs: cache(o.runs ?? []),
+    workflows: cache<Workflow>([]),
+    snapshots: cache(o.snapshots ?? []),
+  };
+  const d: ReconcileDeps = {
+    caches,
+    custom: client.custom,
+    apps: client.apps,
+    events: { record: (_o, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
+    clock: () => NOW,
+  };
+  return { d, calls: client.calls, events };
+}
+
+describe('reconcileWorkflowRun', () => {
+  it('writes the snapshot first, then the status, and runs nothing before the snapshot is cached', async () => {
+    const { d, calls } = deps({});
+    await reconcileWorkflowRun('ns/release', d);
+    expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
+      `create controllerrevisions/${snapshotName('release', 'uid-1')}`,
+      'status workflowruns/release',
+    ]);
+  });
+
+  it('creates the first Run once the snapshot is cached, and writes the status with the cached resourceVersion', async () => {
+    const { d, calls } = deps({ snapshots: [snapshot] });
+    await reconcileWorkflowRun('ns/release', d);
+    expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
+      'create runs/release-build-main',
+      'status workflowruns/release',
+    ]);
+    const written = calls[1]?.body as WorkflowRun;
+    expect(written.metadata.resourceVersion).toBe('7');
+    expect(written.status).toMatchObject({ phase: 'Running', startedAt: NOW.toISOString() });
+  });
+
+  it('fails the job whose Run the API server refused, with its words, in the same reconcile', async () => {
+    const { d, calls, events } = deps({
+      snapshots: [snapshot],
+      refuse: { 'create runs/release-build-main': 422 },
+    });
+    await reconcileWorkflowRun('ns/release', d);
+    const written = calls.find((c) => c.verb === 'status')?.body as WorkflowRun;
+    expect(written.status?.phase).toBe('Failed');
+    expect(written.status?.jobs?.build).toMatchObject({
+      phase: 'Failed',
+      message: 'the API server refused to create Run "release-build-main": quota exceeded',
+    });
+    expect(events).toContain(
+      'Warning JobFailed: job "build" failed: the API server refused to create Run "release-build-main": quota exceeded',
+    );
+  });
+
+  it('writes the status and then throws when a create failed for a passing reason, to be retried', async () => {
+    const { d, calls } = deps({ snapshots: [snapshot], refuse: { 'create runs/release-build-main': 503 } });
+    await expect(reconcileWorkflowRun('ns/release', d)).rejects.toThrow('refused');
+    expect(calls.map((c) => c.verb)).toEqual(['create', 'status']);
+  });
+
+  it('writes nothing once the status says what the caches show', async () => {
+    const first = deps({ snapshots: [snapshot] });
+    await reconcileWorkflowRun('ns/release', first.d);
+    const created = first.calls[0]?.body as Run;
+    // The Run is in the cache now: the status learns its step once, and after that nothing changes.
+    const second = deps({ snapshots: [snapshot], runs: [created] });
+    second.d.caches.workflowRuns = cache<WorkflowRun>([
+      { ...run, status: (first.calls[1]?.body as WorkflowRun).status },
+    ]);
+    await reconcileWorkflowRun('ns/release', second.d);
+    expect(second.calls.map((c) => c.verb)).toEqual(['status']);
+    const third = deps({ snapshots: [snapshot], runs: [created] });
+    third.d.caches.workflowRuns = cache<WorkflowRun>([
+      { ...run, status: (second.calls[0]?.body as WorkflowRun).status },
+    ]);
+    await reconcileWorkflowRun('ns/release', third.d);
+    expect(third.calls).toEqual([]);
+  });
+});
