@@ -1,0 +1,87 @@
+// What planWorkflowRun reads and what it answers: the observed objects, the actions the controller
+// applies, and the per-job context the job planners share.
+import type {
+  JobStatus,
+  Run,
+  Workflow,
+  WorkflowRun,
+  WorkflowRunSpec,
+  WorkflowRunStatus,
+} from '../api/types.js';
+
+export interface Observed {
+  run: WorkflowRun;
+  /** The spec frozen in the snapshot ControllerRevision, when it exists. */
+  snapshot?: WorkflowRunSpec;
+  /** Direct child Runs (label kruntimes.io/workflowrun-uid). */
+  runs: Run[];
+  /** Direct child WorkflowRuns (label kruntimes.io/parent-uid). */
+  children: WorkflowRun[];
+  /** Workflows of the namespace, read when a call job becomes runnable (late binding). */
+  workflow: (name: string) => Workflow | undefined;
+  /**
+   * Whether a WorkflowRun or Run of this name exists in the namespace without being this run's: a
+   * deterministic name taken by another owner fails the job instead of being retried for ever.
+   */
+  takenByOther?: (kind: 'WorkflowRun' | 'Run', name: string) => boolean;
+  /**
+   * Until when (ms since the epoch) a live runtimed serves a runtime in this run's namespace, or
+   * undefined when none does. Without it, every runtime counts as served.
+   */
+  agentsServe?: (runtime: string) => number | undefined;
+  /** Seconds a finished root run is kept when its spec does not say (the controller's default). */
+  defaultTtlSeconds?: number;
+  now: Date;
+}
+
+export type Action =
+  | { type: 'createSnapshot'; name: string; spec: WorkflowRunSpec }
+  | { type: 'createRun'; job: string; run: Run }
+  | { type: 'createChild'; job: string; child: WorkflowRun }
+  | { type: 'cancelRun'; name: string }
+  | { type: 'cancelChild'; name: string }
+  /** An unclaimed Run that no live agent can take says so: phase Pending, reason NoAgent. */
+  | { type: 'markNoAgent'; run: Run; message: string }
+  /** Adds or removes the kruntimes.io/workflow-suspended label; it comes before the status write. */
+  | { type: 'setSuspendedLabel'; value: boolean }
+  /** The run's time after it finished is up: it goes, with everything it made (garbage collector). */
+  | { type: 'deleteWorkflowRun' };
+
+export interface Plan {
+  status: WorkflowRunStatus;
+  actions: Action[];
+  /**
+   * Plan again after this many ms even if nothing changes: a Run waits for an agent whose Lease
+   * expires then, and nothing else would tell.
+   */
+  requeueAfter?: number;
+  /**
+   * Workflows a call job failed on because the lookup did not find them. A lookup is a cache that
+   * can lag a Workflow created just before its run, so the caller confirms with the API server
+   * before it writes such a failure.
+   */
+  missingWorkflows?: string[];
+}
+
+/** What a job's planner knows of the run around it, and where it puts its actions and timers. */
+export interface JobCtx {
+  /** A needed job that failed, was skipped or cancelled: this one is skipped. */
+  blocked: string | undefined;
+  /** Every needed job succeeded. */
+  ready: boolean;
+  /** The run's cancelRequested. */
+  cancel: boolean;
+  actions: Action[];
+}
+
+export interface InlineJobCtx extends JobCtx {
+  runsByName: Map<string, Run>;
+  timers: number[];
+  /** The statuses planned so far (upstream jobs), for the files a step reads. */
+  statuses: Record<string, JobStatus>;
+}
+
+export interface CallJobCtx extends JobCtx {
+  childrenByName: Map<string, WorkflowRun>;
+  missing: Set<string>;
+}
