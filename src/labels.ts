@@ -15,7 +15,7 @@ export const ANNOTATION_AGENT_RUNTIMES = 'kruntimes.io/runtimes';
 export const ANNOTATION_AGENT_NAMESPACES = 'kruntimes.io/namespaces';
 /** On an agent's Lease: the URL of its log endpoint, where another agent fetches the logs it holds. */
 export const ANNOTATION_AGENT_LOG_URL = 'kruntimes.io/log-url';
-/** On a WorkflowRun one of whose jobs is suspended (second seed); removing it resumes the job. */
+/** On a WorkflowRun one of whose jobs is suspended (docs/specifications.md R5); removing it resumes the job. */
 export const LABEL_SUSPENDED = 'kruntimes.io/workflow-suspended';
 /** On a resource of a Promise's API: set to "true" to run its configure workflow again. */
 export const LABEL_MANUAL_RECONCILIATION = 'kruntimes.io/manual-reconciliation';

@@ -9,7 +9,7 @@ export const MAX_QUALIFIED_NAME_LENGTH = 63;
 /** Kubernetes (apimachinery TotalAnnotationSizeLimitB): all keys plus values of one object, 256 KiB. */
 export const MAX_TOTAL_ANNOTATION_BYTES = 256 * 1024;
 
-/** First seed: "The initial maximum nesting depth is 8" (Workflows in one call chain, root included). */
+/** The deepest call chain (docs/specifications.md W9): Workflows in one chain, root included. */
 export const MAX_CALL_DEPTH = 8;
 
 // docs/design.md §2: jobs, steps, inputs and outputs are bounded by CRD limits. Together they allow

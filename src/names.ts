@@ -1,4 +1,4 @@
-// Deterministic names of generated objects (docs/design.md §2 "Decided where the seed is open"), so a
+// Deterministic names of generated objects (docs/design.md §2 "Decided where the specification is open"), so a
 // create after a crash finds the object it made before instead of making a second one.
 import { createHash } from 'node:crypto';
 import { MAX_OBJECT_NAME_LENGTH } from './limits.js';
@@ -35,7 +35,7 @@ export function isDns1123Subdomain(name: string): boolean {
   );
 }
 
-/** The child WorkflowRun of a call job: `<parent>-call-<job>` (seed: `release-call-deploy`). */
+/** The child WorkflowRun of a call job: `<parent>-call-<job>` (`release-call-deploy`, docs/specifications.md W4). */
 export function childWorkflowRunName(parent: string, job: string): string {
   return boundedName(`${parent}-call-${job}`);
 }

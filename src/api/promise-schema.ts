@@ -1,4 +1,4 @@
-// Schemas of the resource-workflow kinds (second seed, docs/design.md §4): Promise, its Pipelines, and
+// Schemas of the resource-workflow kinds (docs/specifications.md R1; docs/design.md §4): Promise, its Pipelines, and
 // the Work a pipeline's output documents become. Like schema.ts, they generate the CRDs and types.
 import * as L from '../limits.js';
 import * as P from './patterns.js';

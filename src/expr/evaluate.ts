@@ -1,6 +1,6 @@
 // Evaluates an AST over the contexts `inputs`, `jobs.<job>.outputs`, `steps.<step>.outputs`.
-// A reference to something that is not there is an error, never an empty string: the first seed
-// says a missing reference fails the job before its dependents start.
+// A reference to something that is not there is an error, never an empty string: docs/specifications.md W7:
+// a missing reference fails the job before its dependents start.
 import { ExprError } from './errors.js';
 import type { Expr } from './parser.js';
 

@@ -1,4 +1,4 @@
-// Call-graph validation of reusable Workflows (first seed, "Workflow Call Graph Validation"):
+// Call-graph validation of reusable Workflows (docs/specifications.md W9):
 // missing references, cycles and the maximum nesting depth, checked by a depth-first traversal
 // with the current name stack. One implementation for the CLI, the webhook and the controller;
 // jobs are visited in sorted order so every caller reports the same first error.

@@ -1,5 +1,5 @@
 // planResourceDeletion(observed) -> { status, actions }: what happens to a resource that is being
-// deleted (second seed, "Delete Workflows"; docs/design.md §4). Pure, like planResourceWorkflow: a
+// deleted (docs/specifications.md R10-R12; docs/design.md §4). Pure, like planResourceWorkflow: a
 // running configure pipeline is waited for; the delete pipeline runs (retried up to the Promise's
 // deleteBackoffLimit, then held until the resource or the Promise changes or the
 // manual-reconciliation label is set; suspended and retried like any pipeline); then the Works go

@@ -1,5 +1,5 @@
 // planResourceWorkflow(observed) -> { status, actions }: the configure workflow of one resource of a
-// Promise's API (second seed, "Configure Workflows" to "Pipeline Reconciliation"; docs/design.md §4).
+// Promise's API (docs/specifications.md R1-R9; docs/design.md §4).
 // Pure. What has run is read from the resource's status and from its pipeline WorkflowRuns' labels
 // (hash and round), so a restarted controller decides the same way and re-runs nothing blindly.
 import { workFor } from '../promise/works.js';

@@ -1,4 +1,4 @@
-// The planner's suspend and retry transitions (second seed, "Suspending or Retrying a workflow").
+// The planner's suspend and retry transitions (docs/specifications.md R5-R7).
 import type { Run, WorkflowRun } from '../api/types.js';
 import { decide, suspendedResourceLabel } from './suspension.js';
 import { planWorkflowRun, type Action, type Observed } from './workflowrun.js';

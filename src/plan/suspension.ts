@@ -1,4 +1,4 @@
-// Workflow control on any job (second seed, "Suspending or Retrying a workflow"; docs/design.md §4): what
+// Workflow control on any job (docs/specifications.md R5-R7; docs/design.md §4): what
 // a job does after a step that wrote `suspend` or `retryAfter` to $KRT_CONTROL. Pure: the timer
 // lives in the job's status (nextRetryAt), the resume signal is the WorkflowRun's label, so a
 // restarted or new leader decides the same way.

@@ -1,5 +1,5 @@
 // planWorkflowRun(observed) -> { status, actions }: the semantics of one WorkflowRun's direct
-// jobs (docs/specifications.md, reusable workflows R5-R9; docs/design.md §2). Each job is planned by
+// jobs (docs/specifications.md W5, W7-W11; docs/design.md §2). Each job is planned by
 // its kind (inline-job.ts, call-job.ts) in the order of its needs; the run's phase and message follow
 // from its jobs'. Pure: the controller loads what is observed, applies the actions, and requeues.
 import { jobEnded, workflowRunEnded } from '../api/phases.js';

@@ -1,4 +1,4 @@
-// The Kubernetes manifests a pipeline writes to $KRT_OUTPUT_DIR (the second seed's output state):
+// The Kubernetes manifests a pipeline writes to $KRT_OUTPUT_DIR (a pipeline's output state, docs/specifications.md R4):
 // every file holds YAML documents, each a whole object. runtimed refuses a step whose files do not
 // parse (naming the file and the error); the controller reads the same way when it makes the Work.
 import { parseAllDocuments } from 'yaml';

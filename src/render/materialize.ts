@@ -1,5 +1,4 @@
-// Rendering a reusable Workflow into inline jobs (first seed, "Calling a Reusable Workflow" and the
-// trigger path): inputs validated and defaulted, `inputs.*` rendered into every string of the jobs,
+// Rendering a reusable Workflow into inline jobs (docs/specifications.md W2, W4, W6): inputs validated and defaulted, `inputs.*` rendered into every string of the jobs,
 // the frozen output contract rendered the same way. Used by `krt workflow trigger` and by the
 // controller when a call job becomes runnable.
 import type { JobSpec, Workflow } from '../api/types.js';

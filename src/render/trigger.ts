@@ -1,5 +1,5 @@
-// `krt workflow trigger`: a template and --input values become an inline WorkflowRun (first seed,
-// "The supported trigger path"): inputs validated and rendered, the frozen output contract kept
+// `krt workflow trigger`: a template and --input values become an inline WorkflowRun (docs/specifications.md
+// W2): inputs validated and rendered, the frozen output contract kept
 // as annotations, the template named by a label.
 import { API_VERSION } from '../api/crds.js';
 import type { Workflow, WorkflowRun } from '../api/types.js';

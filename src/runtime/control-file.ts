@@ -1,4 +1,4 @@
-// The $KRT_CONTROL file (docs/design.md §4; the second seed's workflow-control.yaml): `retryAfter`,
+// The $KRT_CONTROL file (Kratix's workflow-control.yaml; docs/specifications.md R5, R6): `retryAfter`,
 // `suspend` and `message`, read after a step into Run.status.control.
 import type { RunStatus } from '../api/types.js';
 import { parseDuration } from './duration.js';

@@ -1,4 +1,4 @@
-// Durations as workflow-control files write them (the second seed's retryAfter): a sequence of
+// Durations as workflow-control files write them (retryAfter, docs/specifications.md R6): a sequence of
 // amounts with units d, h, m, s or ms, such as 30s, 10m, 1h30m or 1d. Positive and bounded, so a
 // retry is always in the future and its time fits in status.
 const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 };

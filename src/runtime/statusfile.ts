@@ -1,4 +1,4 @@
-// The $KRT_STATUS file (status.yaml, the second seed's /kratix/metadata/status.yaml): a YAML map a
+// The $KRT_STATUS file (Kratix's /kratix/metadata/status.yaml; docs/specifications.md R8): a YAML map a
 // step writes; its `message` becomes the WorkflowRun's message, the other keys are kept in status.
 // Bounded like outputs: at most MAX_OUTPUTS keys of at most MAX_OUTPUT_VALUE_LENGTH characters;
 // values that are not strings are kept as their JSON text.

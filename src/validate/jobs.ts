@@ -1,4 +1,4 @@
-// The rules of a job map, shared by Workflow and WorkflowRun (first seed, "Validation and Limits"):
+// The rules of a job map, shared by Workflow and WorkflowRun (docs/specifications.md W3, W12):
 // job shape, names, the job graph, and what each expression may read.
 import { MSG } from '../api/messages.js';
 import { CONTAINER_RUNTIME, LABEL_KEY_PATTERN } from '../api/patterns.js';

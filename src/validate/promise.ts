@@ -1,4 +1,4 @@
-// Validation of a Promise (second seed; docs/design.md §4): its resource API, its pipelines (unique
+// Validation of a Promise (docs/specifications.md R1; docs/design.md §4): its resource API, its pipelines (unique
 // names, valid jobs and expressions, `resource.<path>` against the API's schema), at most one
 // delete pipeline, and an API whose group and kind never change once the Promise exists.
 import type { JobSpec, Pipeline, PromiseObject, Workflow } from '../api/types.js';

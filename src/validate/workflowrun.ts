@@ -1,4 +1,4 @@
-// Validation of a WorkflowRun (first seed, "API Shape" and "Validation and Limits").
+// Validation of a WorkflowRun (docs/specifications.md W1, W12).
 import { MSG } from '../api/messages.js';
 import type { Workflow, WorkflowRun } from '../api/types.js';
 import { hasExpressions } from '../expr/index.js';
@@ -71,7 +71,7 @@ export function validateWorkflowRun(run: WorkflowRun, ctx: WorkflowRunContext = 
   return { errors, warnings };
 }
 
-/** The output annotations are part of the frozen contract (first seed): immutable like spec.jobs. */
+/** The output annotations are part of the frozen contract (docs/specifications.md W6): immutable like spec.jobs. */
 function frozenContractChanges(old: WorkflowRun, run: WorkflowRun): FieldError[] {
   const contract = (r: WorkflowRun) =>
     Object.entries(r.metadata?.annotations ?? {}).filter(([k]) => k.startsWith(OUTPUT_ANNOTATION_PREFIX));
