@@ -1,7 +1,7 @@
 // A call job of a WorkflowRun: a child WorkflowRun made from the called Workflow (read when the job
 // becomes runnable, its call graph checked again then); the job follows the child's phase and takes
 // its outputs from the child's frozen output contract.
-import type { JobSpec, JobStatus, Workflow } from '../api/types.js';
+import type { JobSpec, JobStatus, Workflow, WorkflowRun } from '../api/types.js';
 import { ExprError, renderTemplate, type Contexts } from '../expr/index.js';
 import { formatFieldError } from '../fielderror.js';
 import { validateCallGraphSync } from '../graph/callgraph.js';
@@ -23,38 +23,7 @@ export function callJob(
 ): JobStatus {
   const childName = childWorkflowRunName(o.run.metadata.name ?? '', jobName);
   const child = j.childrenByName.get(childName);
-  if (child) {
-    const base: JobStatus = { workflowRunName: childName, attempts: 1 };
-    const phase = child.status?.phase;
-    if (phase === 'Succeeded') {
-      const outputs = runOutputs(child, child.status?.jobs ?? {});
-      if ('error' in outputs) return { ...base, phase: 'Failed', message: outputs.error };
-      return {
-        ...base,
-        phase: 'Succeeded',
-        ...(Object.keys(outputs.values).length ? { outputs: outputs.values } : {}),
-      };
-    }
-    if (phase === 'Failed')
-      return {
-        ...base,
-        phase: 'Failed',
-        message: `workflow run "${childName}" failed${child.status?.message ? `: ${child.status.message}` : ''}`,
-      };
-    if (phase === 'Cancelled')
-      return { ...base, phase: 'Cancelled', message: `workflow run "${childName}" was cancelled` };
-    if (phase === 'Suspended') {
-      // Resumed on the child, which owns the suspended job; this job follows it.
-      if (j.cancel && !child.spec.cancelRequested) j.actions.push({ type: 'cancelChild', name: childName });
-      return {
-        ...base,
-        phase: 'Suspended',
-        message: child.status?.message ?? `workflow run "${childName}" is suspended`,
-      };
-    }
-    if (j.cancel && !child.spec.cancelRequested) j.actions.push({ type: 'cancelChild', name: childName });
-    return { ...base, phase: 'Running' };
-  }
+  if (child) return followChild(child, childName, j);
   if (before.phase === 'Failed') return { phase: 'Failed', message: before.message };
   if (j.cancel) return { phase: 'Cancelled', message: 'cancelled before it started' };
   if (j.blocked) return { phase: 'Skipped', message: `needs job "${j.blocked}", which did not succeed` };
@@ -95,4 +64,38 @@ export function callJob(
     return { phase: 'Failed', message: e.message };
   }
   return { phase: 'Running', workflowRunName: childName, attempts: 1 };
+}
+
+/** A call job whose child exists follows the child's phase; a cancel is passed on to it. */
+function followChild(child: WorkflowRun, childName: string, j: CallJobCtx): JobStatus {
+  const base: JobStatus = { workflowRunName: childName, attempts: 1 };
+  const phase = child.status?.phase;
+  if (phase === 'Succeeded') {
+    const outputs = runOutputs(child, child.status?.jobs ?? {});
+    if ('error' in outputs) return { ...base, phase: 'Failed', message: outputs.error };
+    return {
+      ...base,
+      phase: 'Succeeded',
+      ...(Object.keys(outputs.values).length ? { outputs: outputs.values } : {}),
+    };
+  }
+  if (phase === 'Failed')
+    return {
+      ...base,
+      phase: 'Failed',
+      message: `workflow run "${childName}" failed${child.status?.message ? `: ${child.status.message}` : ''}`,
+    };
+  if (phase === 'Cancelled')
+    return { ...base, phase: 'Cancelled', message: `workflow run "${childName}" was cancelled` };
+  if (phase === 'Suspended') {
+    // Resumed on the child, which owns the suspended job; this job follows it.
+    if (j.cancel && !child.spec.cancelRequested) j.actions.push({ type: 'cancelChild', name: childName });
+    return {
+      ...base,
+      phase: 'Suspended',
+      message: child.status?.message ?? `workflow run "${childName}" is suspended`,
+    };
+  }
+  if (j.cancel && !child.spec.cancelRequested) j.actions.push({ type: 'cancelChild', name: childName });
+  return { ...base, phase: 'Running' };
 }

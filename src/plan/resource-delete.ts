@@ -25,7 +25,7 @@ import {
   type ResourceAction,
   type ResourceObserved,
   type ResourcePlan,
-} from './resource.js';
+} from './resource-plan.js';
 
 const num = (r: WorkflowRun, label: string) => Number(r.metadata.labels?.[label] ?? 0) || 0;
 
@@ -33,23 +33,17 @@ export const planResourceDeletion = notingMissingWorkflows(planDeletion);
 
 function planDeletion(o: ResourceObserved): ResourcePlan {
   const { resource, promise } = o;
-  const now = o.now.toISOString();
   const prev = resource.status ?? {};
   const finalizers = resource.metadata.finalizers ?? [];
   const actions: ResourceAction[] = [];
-  const status = (d: ResourceDelete | undefined, message: string, cond: Condition | undefined) => {
-    const out: ResourceStatus = { ...prev, message };
-    out.kruntimes = { ...(prev.kruntimes ?? {}), ...(d ? { delete: d } : {}) };
-    const others = (prev.conditions ?? []).filter((c) => c.type !== 'DeleteWorkflowCompleted');
-    out.conditions = cond ? [...others, cond] : others;
-    return JSON.parse(JSON.stringify(out)) as ResourceStatus;
-  };
+  const status = (d: ResourceDelete | undefined, message: string, c: Condition | undefined) =>
+    deletionStatus(prev, d, message, c);
   const cond = (value: Condition['status'], reason: string, message: string): Condition =>
     condition(
       prev.conditions,
       { type: 'DeleteWorkflowCompleted', status: value, reason, message },
       undefined,
-      now,
+      o.now.toISOString(),
     );
 
   // A configure pipeline that runs is waited for; a suspended one will not run again.
@@ -70,24 +64,11 @@ function planDeletion(o: ResourceObserved): ResourcePlan {
   const pipeline = deletePipeline(promise);
   if (pipeline && finalizers.includes(FINALIZER_DELETE_WORKFLOW)) {
     const plan = deleteWorkflow(o, d, actions);
-    d = plan.d;
-    // A namespace being deleted takes no new run: the teardown goes on without the pipeline, said
-    // loudly, rather than the namespace's deletion waiting for ever.
-    if (o.namespaceTerminating && d.phase !== 'Succeeded' && d.phase !== 'Skipped') {
-      for (let i = actions.length - 1; i >= 0; i--)
-        if (actions[i]?.type === 'createRun') actions.splice(i, 1);
-      const message = 'the namespace is being deleted, so the delete pipeline cannot run in it';
-      d = { ...d, phase: 'Skipped', message, workflowRunName: undefined };
-      actions.push({ type: 'event', eventType: 'Warning', reason: 'DeleteWorkflowSkipped', message });
-    }
+    d = o.namespaceTerminating ? skippedInTerminatingNamespace(plan.d, actions) : plan.d;
     if (d.phase !== 'Succeeded' && d.phase !== 'Skipped') {
-      const reason = {
-        Running: 'DeleteWorkflowRunning',
-        Failed: 'DeleteWorkflowFailed',
-        Suspended: 'DeleteWorkflowSuspended',
-      }[d.phase ?? 'Running'];
+      const reason = DELETE_REASONS[d.phase ?? 'Running'] ?? 'DeleteWorkflowRunning';
       const message = plan.written ?? d.message ?? `delete pipeline "${pipeline.metadata.name}" is running`;
-      const out = status(d, message, cond('False', reason ?? 'DeleteWorkflowRunning', d.message ?? message));
+      const out = status(d, message, cond('False', reason, d.message ?? message));
       Object.assign(out, plan.free);
       return { status: out, actions };
     }
@@ -104,20 +85,46 @@ function planDeletion(o: ResourceObserved): ResourcePlan {
     for (const w of o.works)
       if (!w.metadata.deletionTimestamp) actions.push({ type: 'deleteWork', name: w.metadata.name ?? '' });
     const message = `removing ${o.works.length} Work(s) and the objects they applied`;
-    return {
-      status: status(d, message, done(message)),
-      actions,
-      requeueAfter: 1000,
-    };
+    return { status: status(d, message, done(message)), actions, requeueAfter: 1000 };
   }
   const rest = finalizers.filter((f) => f !== FINALIZER_DELETE_WORKFLOW && f !== FINALIZER_WORKS_CLEANUP);
   if (rest.length !== finalizers.length) actions.push({ type: 'setFinalizers', finalizers: rest });
-  const message = 'deleted';
-  return {
-    status: status(d, message, done(message)),
-    actions,
-  };
+  return { status: status(d, 'deleted', done('deleted')), actions };
 }
+
+const DELETE_REASONS: Record<string, string> = {
+  Running: 'DeleteWorkflowRunning',
+  Failed: 'DeleteWorkflowFailed',
+  Suspended: 'DeleteWorkflowSuspended',
+};
+
+/** The resource's status during its deletion: the delete pipeline's entry and its condition. */
+function deletionStatus(
+  prev: ResourceStatus,
+  d: ResourceDelete | undefined,
+  message: string,
+  cond: Condition | undefined,
+): ResourceStatus {
+  const out: ResourceStatus = { ...prev, message };
+  out.kruntimes = { ...(prev.kruntimes ?? {}), ...(d ? { delete: d } : {}) };
+  const others = (prev.conditions ?? []).filter((c) => c.type !== 'DeleteWorkflowCompleted');
+  out.conditions = cond ? [...others, cond] : others;
+  return JSON.parse(JSON.stringify(out)) as ResourceStatus;
+}
+
+/**
+ * A namespace being deleted takes no new run: the teardown goes on without the pipeline, said
+ * loudly, rather than the namespace's deletion waiting for ever.
+ */
+function skippedInTerminatingNamespace(d: ResourceDelete, actions: ResourceAction[]): ResourceDelete {
+  if (d.phase === 'Succeeded' || d.phase === 'Skipped') return d;
+  for (let i = actions.length - 1; i >= 0; i--) if (actions[i]?.type === 'createRun') actions.splice(i, 1);
+  const message = 'the namespace is being deleted, so the delete pipeline cannot run in it';
+  actions.push({ type: 'event', eventType: 'Warning', reason: 'DeleteWorkflowSkipped', message });
+  return { ...d, phase: 'Skipped', message, workflowRunName: undefined };
+}
+
+const attemptKey = (x: WorkflowRun) => num(x, LABEL_WORKFLOW_ROUND) * 1000 + num(x, LABEL_DELETE_ATTEMPT);
 
 /** The delete pipeline's round and attempt: start, retry, hold after the last failure, or succeed. */
 function deleteWorkflow(
@@ -126,22 +133,16 @@ function deleteWorkflow(
   actions: ResourceAction[],
 ): { d: ResourceDelete; written?: string; free: Record<string, unknown> } {
   const { resource, promise } = o;
-  const pipeline = deletePipeline(promise);
   const hash = workflowHash(resource, promise);
-  const limit = promise.spec.workflows?.resource?.deleteBackoffLimit ?? DEFAULT_DELETE_BACKOFF_LIMIT;
   const runs = runsOfType(o.runs, 'delete');
   // The latest run tells the round and attempt even when its status write was lost in a crash.
-  const latest = runs.reduce<WorkflowRun | undefined>((best, r) => {
-    const key = (x: WorkflowRun) => num(x, LABEL_WORKFLOW_ROUND) * 1000 + num(x, LABEL_DELETE_ATTEMPT);
-    return !best || key(r) > key(best) ? r : best;
-  }, undefined);
+  const latest = runs.reduce<WorkflowRun | undefined>(
+    (best, r) => (!best || attemptKey(r) > attemptKey(best) ? r : best),
+    undefined,
+  );
   let d: ResourceDelete = { ...(recorded ?? {}) };
   if (d.phase === 'Skipped') return { d, free: {} };
-  if (
-    latest &&
-    num(latest, LABEL_WORKFLOW_ROUND) * 1000 + num(latest, LABEL_DELETE_ATTEMPT) >
-      (d.round ?? 0) * 1000 + (d.attempt ?? 0)
-  )
+  if (latest && attemptKey(latest) > (d.round ?? 0) * 1000 + (d.attempt ?? 0))
     d = {
       round: num(latest, LABEL_WORKFLOW_ROUND),
       attempt: num(latest, LABEL_DELETE_ATTEMPT),
@@ -154,71 +155,18 @@ function deleteWorkflow(
       num(r, LABEL_WORKFLOW_ROUND) === (d.round ?? 0) && num(r, LABEL_DELETE_ATTEMPT) === (d.attempt ?? 0),
   );
   const manual = resource.metadata.labels?.[LABEL_MANUAL_RECONCILIATION] === 'true';
-  const start = (round: number, attempt: number) => {
-    const made = buildPipelineRun(resource, promise, pipeline as never, round, hash, {}, o.workflow, attempt);
-    d = { hash, round, attempt, phase: 'Running' };
-    if ('error' in made && typeof made.error === 'string') {
-      d = { ...d, phase: 'Failed', message: made.error };
-      return;
-    }
-    const wfr = made as WorkflowRun;
-    d.workflowRunName = wfr.metadata.name;
-    actions.push({ type: 'createRun', pipeline: pipeline?.metadata.name ?? '', run: wfr });
-    actions.push({
-      type: 'event',
-      eventType: 'Normal',
-      reason: 'DeletePipelineStarted',
-      message: `delete pipeline "${pipeline?.metadata.name}" started (attempt ${attempt}): WorkflowRun "${wfr.metadata.name}"`,
-    });
-  };
+  const changed = d.hash !== hash || manual;
+  const start = (round: number, attempt: number) => startDelete(o, hash, round, attempt, actions);
   const labels: Record<string, string | null> = {};
-  if (!d.round) start(1, 1);
+  if (!d.round) d = start(1, 1);
   else if (d.phase === 'Failed' && !run?.status?.phase && d.workflowRunName === undefined) {
     // A failure to make the run (a missing Workflow) waits for a change, as a failed run does.
-    if (d.hash !== hash || manual) start((d.round ?? 0) + 1, 1);
+    if (changed) d = start((d.round ?? 0) + 1, 1);
   } else if (!run) {
     // Recorded as started but not in the cache yet: created again under the same name.
-    if (d.phase === 'Running') start(d.round ?? 1, d.attempt ?? 1);
-    else if (d.phase === 'Failed' && (d.hash !== hash || manual)) start((d.round ?? 0) + 1, 1);
-  } else {
-    const phase = run.status?.phase;
-    const job = Object.values(run.status?.jobs ?? {}).find((j) => j.phase === 'Suspended');
-    const wasSuspended = recorded?.phase === 'Suspended' && recorded.workflowRunName === run.metadata.name;
-    if (phase === 'Succeeded') d = { ...d, phase: 'Succeeded', message: undefined, nextRetryAt: undefined };
-    else if (phase === 'Suspended') {
-      d = {
-        ...d,
-        phase: 'Suspended',
-        message: job?.message ?? run.status?.message,
-        nextRetryAt: job?.nextRetryAt,
-      };
-      const s = suspendedResourceLabel({
-        wasSuspended,
-        labelled: resource.metadata.labels?.[LABEL_SUSPENDED] === 'true',
-        run,
-      });
-      if (s.label) labels[LABEL_SUSPENDED] = s.label;
-      if (s.resumeRun !== undefined) actions.push({ type: 'resumeRun', name: s.resumeRun });
-    } else if (phase === 'Failed' || phase === 'Cancelled') {
-      const why = run.status?.message ?? `run ${phase}`;
-      if ((d.attempt ?? 1) <= limit && d.phase !== 'Failed') start(d.round ?? 1, (d.attempt ?? 1) + 1);
-      else if (d.phase === 'Failed' && (d.hash !== hash || manual)) start((d.round ?? 0) + 1, 1);
-      else {
-        if (d.phase !== 'Failed')
-          actions.push({
-            type: 'event',
-            eventType: 'Warning',
-            reason: 'DeleteWorkflowFailed',
-            message: `delete pipeline "${pipeline?.metadata.name}" failed ${d.attempt} time(s): ${why}`,
-          });
-        d = {
-          ...d,
-          phase: 'Failed',
-          message: `delete pipeline failed after ${d.attempt} attempt(s): ${why}`,
-        };
-      }
-    } else d = { ...d, phase: 'Running', workflowRunName: run.metadata.name };
-  }
+    if (d.phase === 'Running') d = start(d.round ?? 1, d.attempt ?? 1);
+    else if (d.phase === 'Failed' && changed) d = start((d.round ?? 0) + 1, 1);
+  } else d = followDeleteRun(o, d, run, recorded, { changed, start, labels, actions });
   if (d.phase !== 'Suspended' && resource.metadata.labels?.[LABEL_SUSPENDED] === 'true')
     labels[LABEL_SUSPENDED] = null;
   if (manual && actions.some((a) => a.type === 'createRun')) labels[LABEL_MANUAL_RECONCILIATION] = null;
@@ -230,4 +178,84 @@ function deleteWorkflow(
   for (const [k, v] of Object.entries(current?.status?.stepStatus ?? {})) if (!RESERVED.has(k)) free[k] = v;
   const written = current ? o.statusMessageOf?.(current) : undefined;
   return { d, written, free };
+}
+
+/** Plans the delete pipeline's run for this round and attempt, or why it cannot be made. */
+function startDelete(
+  o: ResourceObserved,
+  hash: string,
+  round: number,
+  attempt: number,
+  actions: ResourceAction[],
+): ResourceDelete {
+  const pipeline = deletePipeline(o.promise);
+  const made = buildPipelineRun(
+    o.resource,
+    o.promise,
+    pipeline as never,
+    round,
+    hash,
+    {},
+    o.workflow,
+    attempt,
+  );
+  const d: ResourceDelete = { hash, round, attempt, phase: 'Running' };
+  if ('error' in made && typeof made.error === 'string')
+    return { ...d, phase: 'Failed', message: made.error };
+  const wfr = made as WorkflowRun;
+  actions.push({ type: 'createRun', pipeline: pipeline?.metadata.name ?? '', run: wfr });
+  actions.push({
+    type: 'event',
+    eventType: 'Normal',
+    reason: 'DeletePipelineStarted',
+    message: `delete pipeline "${pipeline?.metadata.name}" started (attempt ${attempt}): WorkflowRun "${wfr.metadata.name}"`,
+  });
+  return { ...d, workflowRunName: wfr.metadata.name };
+}
+
+/** The delete pipeline's run exists: it succeeded, is suspended, failed (retried up to the limit) or runs. */
+function followDeleteRun(
+  o: ResourceObserved,
+  d: ResourceDelete,
+  run: WorkflowRun,
+  recorded: ResourceDelete | undefined,
+  c: {
+    changed: boolean;
+    start: (round: number, attempt: number) => ResourceDelete;
+    labels: Record<string, string | null>;
+    actions: ResourceAction[];
+  },
+): ResourceDelete {
+  const phase = run.status?.phase;
+  if (phase === 'Succeeded') return { ...d, phase: 'Succeeded', message: undefined, nextRetryAt: undefined };
+  if (phase === 'Suspended') {
+    const job = Object.values(run.status?.jobs ?? {}).find((j) => j.phase === 'Suspended');
+    const s = suspendedResourceLabel({
+      wasSuspended: recorded?.phase === 'Suspended' && recorded.workflowRunName === run.metadata.name,
+      labelled: o.resource.metadata.labels?.[LABEL_SUSPENDED] === 'true',
+      run,
+    });
+    if (s.label) c.labels[LABEL_SUSPENDED] = s.label;
+    if (s.resumeRun !== undefined) c.actions.push({ type: 'resumeRun', name: s.resumeRun });
+    return {
+      ...d,
+      phase: 'Suspended',
+      message: job?.message ?? run.status?.message,
+      nextRetryAt: job?.nextRetryAt,
+    };
+  }
+  if (phase !== 'Failed' && phase !== 'Cancelled')
+    return { ...d, phase: 'Running', workflowRunName: run.metadata.name };
+  const limit = o.promise.spec.workflows?.resource?.deleteBackoffLimit ?? DEFAULT_DELETE_BACKOFF_LIMIT;
+  const why = run.status?.message ?? `run ${phase}`;
+  if ((d.attempt ?? 1) <= limit && d.phase !== 'Failed') return c.start(d.round ?? 1, (d.attempt ?? 1) + 1);
+  if (d.phase === 'Failed' && c.changed) return c.start((d.round ?? 0) + 1, 1);
+  if (d.phase !== 'Failed')
+    c.actions.push({
+      type: 'event',
+      eventType: 'Warning',
+      reason: 'DeleteWorkflowFailed',
+      message: `delete pipeline "${deletePipeline(o.promise)?.metadata.name}" failed ${d.attempt} time(s): ${why}`,
+    });
+  return { ...d, phase: 'Failed', message: `delete pipeline failed after ${d.attempt} attempt(s): ${why}` };
 }

@@ -5,16 +5,14 @@
 import { workFor } from '../promise/works.js';
 import { suspendedResourceLabel } from './suspension.js';
 import type {
-  Condition,
+  Pipeline,
   PipelineStatus,
   PromiseObject,
   ResourceObject,
   ResourceStatus,
   ResourceWorkflows,
-  Work,
   WorkflowRun,
 } from '../api/types.js';
-import { condition } from '../api/objects.js';
 import {
   FINALIZER_DELETE_WORKFLOW,
   FINALIZER_WORKS_CLEANUP,
@@ -34,85 +32,29 @@ import {
   deletePipeline,
   runsOfType,
   workflowHash,
-  type WorkflowLookup,
 } from '../promise/pipeline.js';
 import { parseDuration } from '../runtime/duration.js';
 import { deepEqual } from '../helpers.js';
+import {
+  notingMissingWorkflows,
+  type ResourceAction,
+  type ResourceObserved,
+  type ResourcePlan,
+  type State,
+} from './resource-plan.js';
+import { announce, resourceStatus } from './resource-status.js';
 
-export interface ResourceObserved {
-  resource: ResourceObject;
-  promise: PromiseObject;
-  /** WorkflowRuns the resource owns (label kruntimes.io/resource-uid). */
-  runs: WorkflowRun[];
-  /** Works of the resource (same label). */
-  works: Work[];
-  /** Workflows by namespace and name, for pipelines that name one (uses). */
-  workflow?: WorkflowLookup;
-  /** The last message a pipeline run's steps wrote to status.yaml (from its Runs). */
-  statusMessageOf?: (run: WorkflowRun) => string | undefined;
-  /** The files a finished pipeline run wrote to $KRT_OUTPUT_DIR (from its Runs). */
-  filesOf: (run: WorkflowRun) => Files;
-  /**
-   * Pipelines whose run the API server refused to create in this reconcile, with its reason: they
-   * fail (a refusal is not retried), as a WorkflowRun's refused job does.
-   */
-  refused?: Record<string, string>;
-  /** The namespace refused a new run because it is being deleted: no pipeline can run there. */
-  namespaceTerminating?: boolean;
-  /** The controller's reconciliation interval, when the Promise does not set one. */
-  defaultInterval?: string;
-  now: Date;
-}
-
-export type ResourceAction =
-  /** Labels of the resource to set (a value) or remove (null); applied before the status. */
-  | { type: 'setLabels'; labels: Record<string, string | null> }
-  /** The resource's whole finalizer list, written with its resourceVersion; before anything it guards. */
-  | { type: 'setFinalizers'; finalizers: string[] }
-  /** Deletes a Work (its own finalizer removes what it applied first). */
-  | { type: 'deleteWork'; name: string }
-  | { type: 'createRun'; pipeline: string; run: WorkflowRun }
-  | { type: 'cancelRun'; name: string }
-  /** Removes the suspended label of a pipeline run: its suspended job runs again. */
-  | { type: 'resumeRun'; name: string }
-  | { type: 'writeWork'; work: Work }
-  | { type: 'event'; eventType: 'Normal' | 'Warning'; reason: string; message: string };
-
-export interface ResourcePlan {
-  status: ResourceStatus;
-  actions: ResourceAction[];
-  /** Plan again after this many ms: the periodic reconciliation. */
-  requeueAfter?: number;
-  /**
-   * Workflows a pipeline failed on because the lookup did not find them. A lookup is a cache that
-   * can lag a Workflow created just before, so the caller confirms with the API server first.
-   */
-  missingWorkflows?: { namespace: string; name: string }[];
-}
-
-/** Plans with a lookup that notes the Workflows it did not find, and names them in the plan. */
-export function notingMissingWorkflows(
-  plan: (o: ResourceObserved) => ResourcePlan,
-): (o: ResourceObserved) => ResourcePlan {
-  return (o) => {
-    const missed: { namespace: string; name: string }[] = [];
-    const workflow: WorkflowLookup = (namespace, name) => {
-      const wf = o.workflow?.(namespace, name);
-      if (!wf) missed.push({ namespace, name });
-      return wf;
-    };
-    const out = plan({ ...o, workflow });
-    return missed.length > 0 ? { ...out, missingWorkflows: missed } : out;
-  };
-}
+export {
+  notingMissingWorkflows,
+  RESERVED_STATUS_KEYS,
+  type ResourceAction,
+  type ResourceObserved,
+  type ResourcePlan,
+} from './resource-plan.js';
 
 type Phase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Suspended' | 'Cancelled';
-type State = 'none' | 'running' | 'suspended' | 'failed' | 'succeeded';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Keys of the status kruntimes owns; status.yaml's other keys are merged beside them. */
-export const RESERVED_STATUS_KEYS = new Set(['kruntimes', 'conditions', 'message', 'observedGeneration']);
-
 const roundOf = (r: WorkflowRun) => Number(r.metadata.labels?.[LABEL_WORKFLOW_ROUND] ?? 0) || 0;
 
 export const planResourceWorkflow = notingMissingWorkflows(planConfigure);
@@ -123,113 +65,50 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
   const now = o.now.toISOString();
   const pipelines = configurePipelines(promise);
   const hash = workflowHash(resource, promise);
-  const prev = resource.status ?? {};
-  const recorded: ResourceWorkflows = prev.kruntimes?.workflows ?? {};
+  const recorded: ResourceWorkflows = resource.status?.kruntimes?.workflows ?? {};
   const labels = resource.metadata.labels ?? {};
   const manual = labels[LABEL_MANUAL_RECONCILIATION] === 'true';
   // Paused: nothing new starts (no round, no next pipeline, no resume, no Work); what runs goes on.
   const paused = labels[LABEL_PAUSED] === 'true';
   const actions: ResourceAction[] = [];
   const setLabels: Record<string, string | null> = {};
-
-  // The round is the later of the recorded one and any run's: a crash between creating a run and
-  // recording it loses nothing.
-  const round = Math.max(recorded.round ?? 0, ...o.runs.map(roundOf));
-  const inRound = o.runs.filter((r) => roundOf(r) === round);
-  const runOf = new Map(inRound.map((r) => [r.metadata.labels?.[LABEL_PIPELINE] ?? '', r]));
-  const fresh = round !== (recorded.round ?? 0);
-  const roundHash = fresh ? inRound[0]?.metadata.labels?.[LABEL_WORKFLOW_HASH] : recorded.hash;
-  const names =
-    !fresh && recorded.pipelines?.length
-      ? recorded.pipelines.map((p) => p.name ?? '')
-      : pipelines.map((p) => p.metadata.name);
-  const before = new Map((fresh ? [] : (recorded.pipelines ?? [])).map((p) => [p.name ?? '', p]));
-  let entries = names.map((n) => entryOf(n, runOf.get(n), before.get(n)));
-  // Each pipeline that succeeded in this round has its Work: what it wrote, applied by the controller.
-  const works: ResourceAction[] = [];
-  for (const [i, e] of entries.entries()) {
-    const run = runOf.get(e.name ?? '');
-    if (e.phase !== 'Succeeded' || !run) continue;
-    // Made from this run already: its files are not read and parsed again on every reconcile.
-    const name = workName(resource.metadata.name ?? '', e.name ?? '');
-    if (o.works.some((w) => w.metadata.name === name && w.spec.workflowRunName === run.metadata.name))
-      continue;
-    const work = workFor(resource, promise, e.name ?? '', run, o.filesOf(run));
-    if ('error' in work) {
-      entries[i] = { ...e, phase: 'Failed', message: work.error };
-      continue;
-    }
-    const existing = o.works.find((w) => w.metadata.name === work.metadata.name);
-    if (!existing || !deepEqual(existing.spec, work.spec)) works.push({ type: 'writeWork', work });
-  }
-
-  let state = stateOf(round, entries);
-
+  const r = currentRound(o, pipelines, recorded);
+  const works = worksToWrite(o, r);
+  let state = stateOf(r.round, r.entries);
   const interval = intervalMs(promise, o.defaultInterval);
-  const completed = Date.parse(recorded.completedAt ?? '');
-  const periodicDue =
-    (state === 'succeeded' || state === 'failed') &&
-    !fresh &&
-    Number.isFinite(completed) &&
-    o.now.getTime() >= completed + interval;
-  const trigger = pipelines.length > 0 && (state === 'none' || roundHash !== hash || manual || periodicDue);
-
+  const trigger =
+    pipelines.length > 0 &&
+    (state === 'none' || r.hash !== hash || manual || periodicDue(recorded, state, r.fresh, interval, o.now));
   let workflows: ResourceWorkflows = {
-    ...(fresh ? {} : recorded),
-    hash: roundHash ?? recorded.hash,
-    round,
+    ...(r.fresh ? {} : recorded),
+    hash: r.hash ?? recorded.hash,
+    round: r.round,
   };
-  let observedGeneration = prev.observedGeneration;
-  if (fresh) workflows.startedAt = inRound[0]?.metadata.creationTimestamp?.toString() ?? now;
-
+  let observedGeneration = resource.status?.observedGeneration;
+  if (r.fresh) workflows.startedAt = r.startedAt ?? now;
   // A new reconciliation while a pipeline runs waits for it to end (once, however many came).
-  const active = state === 'running' && entries.some((e) => e.phase === 'Running');
+  const active = state === 'running' && r.entries.some((e) => e.phase === 'Running');
   if (trigger && !active && !paused) {
-    // A new reconciliation while suspended starts from the beginning: the suspended run ends.
-    for (const e of entries)
-      if (e.phase === 'Suspended' && e.workflowRunName && !runOf.get(e.name ?? '')?.spec.cancelRequested)
-        actions.push({ type: 'cancelRun', name: e.workflowRunName });
-    const next = round + 1;
-    entries = pipelines.map((p) => ({ name: p.metadata.name, phase: 'Pending' }));
-    workflows = { hash, round: next, startedAt: now };
+    workflows = startRound(o, r, pipelines, hash, actions);
     observedGeneration = resource.metadata.generation;
-    startPipeline(o, 0, next, hash, entries, new Map(), actions);
     if (manual) setLabels[LABEL_MANUAL_RECONCILIATION] = null;
-    state = stateOf(next, entries);
+    state = stateOf(workflows.round ?? 0, r.entries);
   } else if (state === 'running' && !paused) {
     // The first pipeline not yet Succeeded starts once every earlier one has; one recorded as
     // started whose run the cache does not show yet is created again (its name is deterministic).
-    const i = entries.findIndex((e) => e.phase !== 'Succeeded');
-    const e = entries[i];
-    if (e && !runOf.get(e.name ?? '') && (e.phase === 'Pending' || e.phase === 'Running'))
-      startPipeline(o, i, round, workflows.hash ?? hash, entries, runOf, actions);
-    state = stateOf(round, entries);
+    const i = r.entries.findIndex((e) => e.phase !== 'Succeeded');
+    const e = r.entries[i];
+    if (e && !r.runOf.get(e.name ?? '') && (e.phase === 'Pending' || e.phase === 'Running'))
+      startPipeline(o, i, r.round, workflows.hash ?? hash, r.entries, r.runOf, actions);
+    state = stateOf(r.round, r.entries);
   }
-
-  const labelled = labels[LABEL_SUSPENDED] === 'true';
-  if (state === 'suspended') {
-    const e = entries.find((x) => x.phase === 'Suspended') as PipelineStatus;
-    const s = suspendedResourceLabel({
-      wasSuspended: before.get(e.name ?? '')?.phase === 'Suspended',
-      labelled,
-      run: runOf.get(e.name ?? ''),
-    });
-    if (s.label) setLabels[LABEL_SUSPENDED] = s.label;
-    if (s.resumeRun !== undefined && !paused) actions.push({ type: 'resumeRun', name: s.resumeRun });
-  } else if (labelled) setLabels[LABEL_SUSPENDED] = null;
+  suspendedLabel(state, r, labels[LABEL_SUSPENDED] === 'true', paused, setLabels, actions);
   // The finalizers go on before a Work exists, so nothing it applies can be orphaned.
   const finalizers = wantedFinalizers(resource, promise, o.works.length > 0 || works.length > 0);
   if (finalizers) actions.unshift({ type: 'setFinalizers', finalizers });
   if (Object.keys(setLabels).length > 0) actions.unshift({ type: 'setLabels', labels: setLabels });
   if (!paused) actions.push(...works);
-
-  workflows.phase = phaseText(state);
-  workflows.pipelines = entries;
-  const ended = state === 'succeeded' || state === 'failed';
-  const sameEnd = !fresh && recorded.phase === workflows.phase && recorded.round === workflows.round;
-  if (ended) workflows.completedAt = sameEnd && recorded.completedAt ? recorded.completedAt : now;
-  else delete workflows.completedAt;
-
+  const ended = finish(workflows, state, r, recorded, now);
   const status = resourceStatus(o, state, workflows, observedGeneration, trigger && active, paused);
   announce(recorded, workflows, actions);
   const plan: ResourcePlan = { status: JSON.parse(JSON.stringify(status)) as ResourceStatus, actions };
@@ -238,6 +117,135 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
     plan.requeueAfter = Math.min(Math.max(0, at), DAY_MS);
   }
   return plan;
+}
+
+/** What the current round of the configure workflow has done, from the status and the runs. */
+interface Round {
+  round: number;
+  /** Its runs are newer than the status: the round was started and not yet recorded. */
+  fresh: boolean;
+  /** The workflow hash the round runs with. */
+  hash?: string;
+  startedAt?: string;
+  runOf: Map<string, WorkflowRun>;
+  /** The pipelines as the status recorded them in this round. */
+  before: Map<string, PipelineStatus>;
+  entries: PipelineStatus[];
+}
+
+function currentRound(o: ResourceObserved, pipelines: Pipeline[], recorded: ResourceWorkflows): Round {
+  // The round is the later of the recorded one and any run's: a crash between creating a run and
+  // recording it loses nothing.
+  const round = Math.max(recorded.round ?? 0, ...o.runs.map(roundOf));
+  const inRound = o.runs.filter((r) => roundOf(r) === round);
+  const runOf = new Map(inRound.map((r) => [r.metadata.labels?.[LABEL_PIPELINE] ?? '', r]));
+  const fresh = round !== (recorded.round ?? 0);
+  const names =
+    !fresh && recorded.pipelines?.length
+      ? recorded.pipelines.map((p) => p.name ?? '')
+      : pipelines.map((p) => p.metadata.name);
+  const before = new Map((fresh ? [] : (recorded.pipelines ?? [])).map((p) => [p.name ?? '', p]));
+  return {
+    round,
+    fresh,
+    hash: fresh ? inRound[0]?.metadata.labels?.[LABEL_WORKFLOW_HASH] : recorded.hash,
+    startedAt: inRound[0]?.metadata.creationTimestamp?.toString(),
+    runOf,
+    before,
+    entries: names.map((n) => entryOf(n, runOf.get(n), before.get(n))),
+  };
+}
+
+/**
+ * The Works of the pipelines that succeeded in this round (what they wrote, applied by the
+ * controller); a pipeline whose documents cannot become a Work fails.
+ */
+function worksToWrite(o: ResourceObserved, r: Round): ResourceAction[] {
+  const works: ResourceAction[] = [];
+  for (const [i, e] of r.entries.entries()) {
+    const run = r.runOf.get(e.name ?? '');
+    if (e.phase !== 'Succeeded' || !run) continue;
+    // Made from this run already: its files are not read and parsed again on every reconcile.
+    const name = workName(o.resource.metadata.name ?? '', e.name ?? '');
+    if (o.works.some((w) => w.metadata.name === name && w.spec.workflowRunName === run.metadata.name))
+      continue;
+    const work = workFor(o.resource, o.promise, e.name ?? '', run, o.filesOf(run));
+    if ('error' in work) {
+      r.entries[i] = { ...e, phase: 'Failed', message: work.error };
+      continue;
+    }
+    const existing = o.works.find((w) => w.metadata.name === work.metadata.name);
+    if (!existing || !deepEqual(existing.spec, work.spec)) works.push({ type: 'writeWork', work });
+  }
+  return works;
+}
+
+/** The regular reconciliation: an ended workflow runs again once the interval has passed. */
+function periodicDue(recorded: ResourceWorkflows, state: State, fresh: boolean, interval: number, now: Date) {
+  const completed = Date.parse(recorded.completedAt ?? '');
+  return (
+    (state === 'succeeded' || state === 'failed') &&
+    !fresh &&
+    Number.isFinite(completed) &&
+    now.getTime() >= completed + interval
+  );
+}
+
+/** A new round from the first pipeline; a suspended run of the old round is cancelled (R7). */
+function startRound(
+  o: ResourceObserved,
+  r: Round,
+  pipelines: Pipeline[],
+  hash: string,
+  actions: ResourceAction[],
+): ResourceWorkflows {
+  for (const e of r.entries)
+    if (e.phase === 'Suspended' && e.workflowRunName && !r.runOf.get(e.name ?? '')?.spec.cancelRequested)
+      actions.push({ type: 'cancelRun', name: e.workflowRunName });
+  const next = r.round + 1;
+  r.entries = pipelines.map((p) => ({ name: p.metadata.name, phase: 'Pending' }));
+  startPipeline(o, 0, next, hash, r.entries, new Map(), actions);
+  return { hash, round: next, startedAt: o.now.toISOString() };
+}
+
+/** The suspended label on the resource while its workflow is suspended; its removal resumes (R5). */
+function suspendedLabel(
+  state: State,
+  r: Round,
+  labelled: boolean,
+  paused: boolean,
+  setLabels: Record<string, string | null>,
+  actions: ResourceAction[],
+): void {
+  if (state !== 'suspended') {
+    if (labelled) setLabels[LABEL_SUSPENDED] = null;
+    return;
+  }
+  const e = r.entries.find((x) => x.phase === 'Suspended') as PipelineStatus;
+  const s = suspendedResourceLabel({
+    wasSuspended: r.before.get(e.name ?? '')?.phase === 'Suspended',
+    labelled,
+    run: r.runOf.get(e.name ?? ''),
+  });
+  if (s.label) setLabels[LABEL_SUSPENDED] = s.label;
+  if (s.resumeRun !== undefined && !paused) actions.push({ type: 'resumeRun', name: s.resumeRun });
+}
+
+/** The workflow's phase, pipelines and completion time; returns whether it has ended. */
+function finish(
+  workflows: ResourceWorkflows,
+  state: State,
+  r: Round,
+  recorded: ResourceWorkflows,
+  now: string,
+): boolean {
+  workflows.phase = phaseText(state);
+  workflows.pipelines = r.entries;
+  const ended = state === 'succeeded' || state === 'failed';
+  const sameEnd = !r.fresh && recorded.phase === workflows.phase && recorded.round === workflows.round;
+  if (ended) workflows.completedAt = sameEnd && recorded.completedAt ? recorded.completedAt : now;
+  else delete workflows.completedAt;
+  return ended;
 }
 
 /**
@@ -344,166 +352,4 @@ function startPipeline(
   const made = run as WorkflowRun;
   actions.push({ type: 'createRun', pipeline: pipeline.metadata.name, run: made });
   entries[i] = { name: entry.name, phase: 'Running', workflowRunName: made.metadata.name };
-}
-
-function resourceStatus(
-  o: ResourceObserved,
-  state: State,
-  workflows: ResourceWorkflows,
-  observedGeneration: number | undefined,
-  waiting: boolean,
-  paused: boolean,
-): ResourceStatus {
-  const prev = o.resource.status ?? {};
-  const now = o.now.toISOString();
-  const entries = workflows.pipelines ?? [];
-  const current = new Set(entries.map((e) => e.workflowRunName));
-  // What status.yaml said, the later pipeline winning: free keys merged, the message shown.
-  const free: Record<string, unknown> = {};
-  let written: string | undefined;
-  for (const e of entries) {
-    const run = o.runs.find((r) => r.metadata.name === e.workflowRunName);
-    if (!run || !current.has(run.metadata.name) || run.status?.phase !== 'Succeeded') continue;
-    for (const [k, v] of Object.entries(run.status.stepStatus ?? {}))
-      if (!RESERVED_STATUS_KEYS.has(k)) free[k] = v;
-    if (run.status.message) written = run.status.message;
-  }
-  const at = (phase: string) => entries.find((e) => e.phase === phase);
-  const failed = at('Failed') ?? at('Cancelled');
-  const suspended = at('Suspended');
-  const running = at('Running');
-  const message =
-    state === 'failed'
-      ? `pipeline "${failed?.name}" failed${failed?.message ? `: ${failed.message}` : ''}`
-      : state === 'suspended'
-        ? `pipeline "${suspended?.name}" is suspended${suspended?.message ? `: ${suspended.message}` : ''}`
-        : state === 'running' && waiting
-          ? `a new reconciliation waits for pipeline "${running?.name}" to end`
-          : (written ??
-            (state === 'running'
-              ? `pipeline "${running?.name ?? entries.find((e) => e.phase === 'Pending')?.name}" is running`
-              : state === 'succeeded'
-                ? 'configure workflow succeeded'
-                : entries.length === 0
-                  ? 'the Promise has no configure pipelines'
-                  : 'waiting for the configure workflow'));
-  const gen = observedGeneration;
-  const cond = (type: string, status: Condition['status'], reason: string, text: string): Condition =>
-    condition(prev.conditions, { type, status, reason, message: text }, gen, now);
-  const configure =
-    state === 'succeeded'
-      ? cond(
-          'ConfigureWorkflowCompleted',
-          'True',
-          'PipelinesExecutedSuccessfully',
-          'every pipeline succeeded',
-        )
-      : state === 'failed'
-        ? cond('ConfigureWorkflowCompleted', 'False', 'ConfigureWorkflowFailed', message)
-        : cond('ConfigureWorkflowCompleted', 'False', 'PipelinesInProgress', message);
-  const reconciled =
-    state === 'succeeded'
-      ? cond('Reconciled', 'True', 'Reconciled', 'the configure workflow succeeded')
-      : state === 'suspended'
-        ? // Unknown, as Kratix says it: a suspended workflow has not failed, it waits.
-          cond('Reconciled', 'Unknown', 'WorkflowSuspended', message)
-        : state === 'failed'
-          ? cond('Reconciled', 'False', 'WorkflowFailed', message)
-          : cond('Reconciled', 'Unknown', 'WorkflowRunning', message);
-  const works = worksCondition(o, entries, cond);
-  const ready =
-    configure.status === 'True' && works.status === 'True'
-      ? cond('Ready', 'True', 'Ready', message)
-      : cond(
-          'Ready',
-          'False',
-          state === 'succeeded' ? (works.reason ?? 'WorksPending') : (reconciled.reason ?? ''),
-          message,
-        );
-  const out: ResourceStatus = { ...prev, ...free };
-  out.kruntimes = { workflows };
-  out.message = message;
-  out.conditions = [configure, reconciled, works, ready];
-  // Shown only while it holds: the label says why nothing new starts.
-  if (paused)
-    out.conditions.push(
-      cond(
-        'Paused',
-        'True',
-        'PausedByLabel',
-        `reconciliation is paused by the label ${LABEL_PAUSED}: a running pipeline goes on, nothing new starts`,
-      ),
-    );
-  if (observedGeneration !== undefined) out.observedGeneration = observedGeneration;
-  return out;
-}
-
-function worksCondition(
-  o: ResourceObserved,
-  entries: PipelineStatus[],
-  cond: (type: string, status: Condition['status'], reason: string, text: string) => Condition,
-): Condition {
-  const names = new Set(entries.map((e) => e.name));
-  const works = o.works.filter((w) => names.has(w.spec.pipeline));
-  const failed = works.find((w) =>
-    w.status?.conditions?.some((c) => c.type === 'Applied' && c.status === 'False'),
-  );
-  if (failed)
-    return cond(
-      'WorksSucceeded',
-      'False',
-      'WorksFailed',
-      `Work "${failed.metadata.name}": ${failed.status?.message ?? ''}`,
-    );
-  const pending = works.find(
-    (w) =>
-      w.status?.observedGeneration !== w.metadata.generation ||
-      !w.status?.conditions?.some((c) => c.type === 'Applied' && c.status === 'True'),
-  );
-  if (pending)
-    return cond(
-      'WorksSucceeded',
-      'Unknown',
-      'WorksPending',
-      `Work "${pending.metadata.name}" is being applied`,
-    );
-  return cond('WorksSucceeded', 'True', 'WorksApplied', `${works.length} Work(s) applied`);
-}
-
-/** Events on the resource for each pipeline start, success, suspension, retry and failure. */
-function announce(recorded: ResourceWorkflows, now: ResourceWorkflows, actions: ResourceAction[]): void {
-  const sameRound = recorded.round === now.round;
-  const was = new Map((sameRound ? (recorded.pipelines ?? []) : []).map((p) => [p.name ?? '', p]));
-  const event = (eventType: 'Normal' | 'Warning', reason: string, message: string) =>
-    actions.push({ type: 'event', eventType, reason, message });
-  for (const p of now.pipelines ?? []) {
-    const old = was.get(p.name ?? '');
-    if (
-      p.phase === old?.phase &&
-      p.nextRetryAt === old?.nextRetryAt &&
-      p.workflowRunName === old?.workflowRunName
-    )
-      continue;
-    if (p.phase === 'Running' && (old?.phase !== 'Running' || p.workflowRunName !== old.workflowRunName))
-      event(
-        'Normal',
-        old?.phase === 'Suspended' ? 'PipelineResumed' : 'PipelineStarted',
-        `pipeline "${p.name}" started: WorkflowRun "${p.workflowRunName}"`,
-      );
-    else if (p.phase === 'Succeeded') event('Normal', 'PipelineSucceeded', `pipeline "${p.name}" succeeded`);
-    else if (p.phase === 'Failed' || p.phase === 'Cancelled')
-      event(
-        'Warning',
-        'PipelineFailed',
-        `pipeline "${p.name}" ${p.phase === 'Failed' ? 'failed' : 'was cancelled'}: ${p.message ?? ''}`,
-      );
-    else if (p.phase === 'Suspended')
-      event(
-        'Normal',
-        p.nextRetryAt ? 'PipelineRetryScheduled' : 'PipelineSuspended',
-        p.nextRetryAt
-          ? `pipeline "${p.name}" runs again at ${p.nextRetryAt} (attempt ${p.attempts ?? 1}): ${p.message ?? ''}`
-          : `pipeline "${p.name}" is suspended: ${p.message ?? ''}`,
-      );
-  }
 }

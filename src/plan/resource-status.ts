@@ -1,0 +1,194 @@
+// The status of a resource while its configure workflow runs: the message `kubectl get` shows, the
+// conditions health checks and GitOps tools read (ConfigureWorkflowCompleted, Reconciled,
+// WorksSucceeded, Ready, Paused), the keys pipelines wrote to status.yaml, and the Events of each
+// pipeline's start, success, suspension, retry and failure.
+import { condition } from '../api/objects.js';
+import type { Condition, PipelineStatus, ResourceStatus, ResourceWorkflows } from '../api/types.js';
+import { LABEL_PAUSED } from '../labels.js';
+import {
+  RESERVED_STATUS_KEYS,
+  type ResourceAction,
+  type ResourceObserved,
+  type State,
+} from './resource-plan.js';
+
+export function resourceStatus(
+  o: ResourceObserved,
+  state: State,
+  workflows: ResourceWorkflows,
+  observedGeneration: number | undefined,
+  waiting: boolean,
+  paused: boolean,
+): ResourceStatus {
+  const prev = o.resource.status ?? {};
+  const now = o.now.toISOString();
+  const entries = workflows.pipelines ?? [];
+  const written = writtenByPipelines(o, entries);
+  const message = resourceMessage(state, entries, waiting, written.message);
+  const gen = observedGeneration;
+  const cond = (type: string, status: Condition['status'], reason: string, text: string): Condition =>
+    condition(prev.conditions, { type, status, reason, message: text }, gen, now);
+  const configure =
+    state === 'succeeded'
+      ? cond(
+          'ConfigureWorkflowCompleted',
+          'True',
+          'PipelinesExecutedSuccessfully',
+          'every pipeline succeeded',
+        )
+      : state === 'failed'
+        ? cond('ConfigureWorkflowCompleted', 'False', 'ConfigureWorkflowFailed', message)
+        : cond('ConfigureWorkflowCompleted', 'False', 'PipelinesInProgress', message);
+  const reconciled =
+    state === 'succeeded'
+      ? cond('Reconciled', 'True', 'Reconciled', 'the configure workflow succeeded')
+      : state === 'suspended'
+        ? // Unknown, as Kratix says it: a suspended workflow has not failed, it waits.
+          cond('Reconciled', 'Unknown', 'WorkflowSuspended', message)
+        : state === 'failed'
+          ? cond('Reconciled', 'False', 'WorkflowFailed', message)
+          : cond('Reconciled', 'Unknown', 'WorkflowRunning', message);
+  const works = worksCondition(o, entries, cond);
+  const ready =
+    configure.status === 'True' && works.status === 'True'
+      ? cond('Ready', 'True', 'Ready', message)
+      : cond(
+          'Ready',
+          'False',
+          state === 'succeeded' ? (works.reason ?? 'WorksPending') : (reconciled.reason ?? ''),
+          message,
+        );
+  const out: ResourceStatus = { ...prev, ...written.free };
+  out.kruntimes = { workflows };
+  out.message = message;
+  out.conditions = [configure, reconciled, works, ready];
+  // Shown only while it holds: the label says why nothing new starts.
+  if (paused)
+    out.conditions.push(
+      cond(
+        'Paused',
+        'True',
+        'PausedByLabel',
+        `reconciliation is paused by the label ${LABEL_PAUSED}: a running pipeline goes on, nothing new starts`,
+      ),
+    );
+  if (observedGeneration !== undefined) out.observedGeneration = observedGeneration;
+  return out;
+}
+
+function worksCondition(
+  o: ResourceObserved,
+  entries: PipelineStatus[],
+  cond: (type: string, status: Condition['status'], reason: string, text: string) => Condition,
+): Condition {
+  const names = new Set(entries.map((e) => e.name));
+  const works = o.works.filter((w) => names.has(w.spec.pipeline));
+  const failed = works.find((w) =>
+    w.status?.conditions?.some((c) => c.type === 'Applied' && c.status === 'False'),
+  );
+  if (failed)
+    return cond(
+      'WorksSucceeded',
+      'False',
+      'WorksFailed',
+      `Work "${failed.metadata.name}": ${failed.status?.message ?? ''}`,
+    );
+  const pending = works.find(
+    (w) =>
+      w.status?.observedGeneration !== w.metadata.generation ||
+      !w.status?.conditions?.some((c) => c.type === 'Applied' && c.status === 'True'),
+  );
+  if (pending)
+    return cond(
+      'WorksSucceeded',
+      'Unknown',
+      'WorksPending',
+      `Work "${pending.metadata.name}" is being applied`,
+    );
+  return cond('WorksSucceeded', 'True', 'WorksApplied', `${works.length} Work(s) applied`);
+}
+
+/** Events on the resource for each pipeline start, success, suspension, retry and failure. */
+export function announce(
+  recorded: ResourceWorkflows,
+  now: ResourceWorkflows,
+  actions: ResourceAction[],
+): void {
+  const sameRound = recorded.round === now.round;
+  const was = new Map((sameRound ? (recorded.pipelines ?? []) : []).map((p) => [p.name ?? '', p]));
+  const event = (eventType: 'Normal' | 'Warning', reason: string, message: string) =>
+    actions.push({ type: 'event', eventType, reason, message });
+  for (const p of now.pipelines ?? []) {
+    const old = was.get(p.name ?? '');
+    if (
+      p.phase === old?.phase &&
+      p.nextRetryAt === old?.nextRetryAt &&
+      p.workflowRunName === old?.workflowRunName
+    )
+      continue;
+    if (p.phase === 'Running' && (old?.phase !== 'Running' || p.workflowRunName !== old.workflowRunName))
+      event(
+        'Normal',
+        old?.phase === 'Suspended' ? 'PipelineResumed' : 'PipelineStarted',
+        `pipeline "${p.name}" started: WorkflowRun "${p.workflowRunName}"`,
+      );
+    else if (p.phase === 'Succeeded') event('Normal', 'PipelineSucceeded', `pipeline "${p.name}" succeeded`);
+    else if (p.phase === 'Failed' || p.phase === 'Cancelled')
+      event(
+        'Warning',
+        'PipelineFailed',
+        `pipeline "${p.name}" ${p.phase === 'Failed' ? 'failed' : 'was cancelled'}: ${p.message ?? ''}`,
+      );
+    else if (p.phase === 'Suspended')
+      event(
+        'Normal',
+        p.nextRetryAt ? 'PipelineRetryScheduled' : 'PipelineSuspended',
+        p.nextRetryAt
+          ? `pipeline "${p.name}" runs again at ${p.nextRetryAt} (attempt ${p.attempts ?? 1}): ${p.message ?? ''}`
+          : `pipeline "${p.name}" is suspended: ${p.message ?? ''}`,
+      );
+  }
+}
+
+/** What the current round's succeeded pipelines wrote to status.yaml, a later pipeline winning. */
+function writtenByPipelines(
+  o: ResourceObserved,
+  entries: PipelineStatus[],
+): { free: Record<string, unknown>; message?: string } {
+  const current = new Set(entries.map((e) => e.workflowRunName));
+  const free: Record<string, unknown> = {};
+  let message: string | undefined;
+  for (const e of entries) {
+    const run = o.runs.find((r) => r.metadata.name === e.workflowRunName);
+    if (!run || !current.has(run.metadata.name) || run.status?.phase !== 'Succeeded') continue;
+    for (const [k, v] of Object.entries(run.status.stepStatus ?? {}))
+      if (!RESERVED_STATUS_KEYS.has(k)) free[k] = v;
+    if (run.status.message) message = run.status.message;
+  }
+  return { free, message };
+}
+
+/** The message `kubectl get` shows: what went wrong or waits first, then what a pipeline wrote. */
+function resourceMessage(
+  state: State,
+  entries: PipelineStatus[],
+  waiting: boolean,
+  written: string | undefined,
+): string {
+  const at = (phase: string) => entries.find((e) => e.phase === phase);
+  const failed = at('Failed') ?? at('Cancelled');
+  const suspended = at('Suspended');
+  const running = at('Running');
+  if (state === 'failed')
+    return `pipeline "${failed?.name}" failed${failed?.message ? `: ${failed.message}` : ''}`;
+  if (state === 'suspended')
+    return `pipeline "${suspended?.name}" is suspended${suspended?.message ? `: ${suspended.message}` : ''}`;
+  if (state === 'running' && waiting)
+    return `a new reconciliation waits for pipeline "${running?.name}" to end`;
+  if (written !== undefined) return written;
+  if (state === 'running') return `pipeline "${running?.name ?? at('Pending')?.name}" is running`;
+  if (state === 'succeeded') return 'configure workflow succeeded';
+  return entries.length === 0
+    ? 'the Promise has no configure pipelines'
+    : 'waiting for the configure workflow';
+}
