@@ -92,10 +92,7 @@ export interface Ending {
   now: Date;
 }
 
-/** The terminal status of one execution: one phase, a machine reason and a human message. */
-export function endStatus(
-  e: Ending,
-): Pick<
+type EndStatus = Pick<
   RunStatus,
   | 'phase'
   | 'exitCode'
@@ -107,74 +104,73 @@ export function endStatus(
   | 'logTail'
   | 'completionTime'
   | 'outputFiles'
-> {
+>;
+
+/** The terminal status of one execution: one phase, a machine reason and a human message. */
+export function endStatus(e: Ending): EndStatus {
   const base = {
     completionTime: e.now.toISOString(),
     logTail: e.tail,
     ...(e.exitCode !== null ? { exitCode: e.exitCode } : {}),
   };
-  if (e.startError) return { ...base, phase: 'Failed', reason: 'StartError', message: e.startError };
-  if (e.secretError) return { ...base, phase: 'Failed', reason: 'SecretUnavailable', message: e.secretError };
+  const stopped = howItStopped(e);
+  if (stopped) return { ...base, phase: 'Failed', ...stopped };
+  return { ...base, ...whatItWrote(e) };
+}
+
+/** How the step ended when it did not end well on its own; undefined for exit code 0. */
+function howItStopped(e: Ending): Pick<RunStatus, 'phase' | 'reason' | 'message'> | undefined {
+  if (e.startError) return { reason: 'StartError', message: e.startError };
+  if (e.secretError) return { reason: 'SecretUnavailable', message: e.secretError };
   if (e.stoppedFor === 'timeout')
     return {
-      ...base,
       phase: 'Timeout',
       reason: 'Timeout',
       message: `stopped after timeoutSeconds ${e.timeoutSeconds ?? '?'}`,
     };
   if (e.stoppedFor === 'cancel')
-    return { ...base, phase: 'Cancelled', reason: 'Cancelled', message: 'cancelled on request' };
-  if (e.podFailure) return { ...base, phase: 'Failed', ...e.podFailure };
+    return { phase: 'Cancelled', reason: 'Cancelled', message: 'cancelled on request' };
+  if (e.podFailure) return e.podFailure;
   if (e.limit)
-    return {
-      ...base,
-      phase: 'Failed',
-      reason: 'LimitExceeded',
-      message: `LimitExceeded: ${e.limit} (the step hit its sandbox limit)`,
-    };
-  if (e.signal)
-    return { ...base, phase: 'Failed', reason: 'Signaled', message: `the script was killed by ${e.signal}` };
+    return { reason: 'LimitExceeded', message: `LimitExceeded: ${e.limit} (the step hit its sandbox limit)` };
+  if (e.signal) return { reason: 'Signaled', message: `the script was killed by ${e.signal}` };
   if (e.exitCode !== 0)
-    return {
-      ...base,
-      phase: 'Failed',
-      reason: 'NonZeroExit',
-      message: `the script exited with code ${e.exitCode}`,
-    };
+    return { reason: 'NonZeroExit', message: `the script exited with code ${e.exitCode}` };
+  return undefined;
+}
+
+const tooLarge = (file: string, bytes: number, limit: number) =>
+  `${file} holds ${bytes} bytes, more than the limit of ${limit}`;
+
+/** A step that exited 0: what its files say, or the first file that is not as it must be. */
+function whatItWrote(e: Ending): Omit<EndStatus, 'completionTime' | 'logTail' | 'exitCode'> {
+  const failed = (reason: string, message: string) => ({ phase: 'Failed' as const, reason, message });
   const out =
     typeof e.outputFile === 'string'
       ? parseOutputs(e.outputFile)
       : ({
           reason: 'OutputsTooLarge',
-          message: `$KRT_OUTPUT holds ${e.outputFile.bytes} bytes, more than the limit of ${MAX_OUTPUT_FILE_BYTES}`,
+          message: tooLarge('$KRT_OUTPUT', e.outputFile.bytes, MAX_OUTPUT_FILE_BYTES),
         } as const);
-  if ('reason' in out) return { ...base, phase: 'Failed', reason: out.reason, message: out.message };
+  if ('reason' in out) return failed(out.reason, out.message);
   const ctl =
     typeof e.controlFile === 'string'
       ? parseControl(e.controlFile)
-      : {
-          error: `$KRT_CONTROL holds ${e.controlFile.bytes} bytes, more than the limit of ${MAX_CONTROL_FILE_BYTES}`,
-        };
-  if ('error' in ctl)
-    return { ...base, phase: 'Failed', reason: 'WorkflowControlInvalid', message: ctl.error };
+      : { error: tooLarge('$KRT_CONTROL', e.controlFile.bytes, MAX_CONTROL_FILE_BYTES) };
+  if ('error' in ctl) return failed('WorkflowControlInvalid', ctl.error);
   const st =
     e.statusFile === undefined
       ? {}
       : typeof e.statusFile === 'string'
         ? parseStatusFile(e.statusFile)
-        : {
-            error: `$KRT_STATUS holds ${e.statusFile.bytes} bytes, more than the limit of ${MAX_STATUS_FILE_BYTES}`,
-          };
-  if ('error' in st) return { ...base, phase: 'Failed', reason: 'StatusFileInvalid', message: st.error };
+        : { error: tooLarge('$KRT_STATUS', e.statusFile.bytes, MAX_STATUS_FILE_BYTES) };
+  if ('error' in st) return failed('StatusFileInvalid', st.error);
   const dir = e.outputDir ?? { files: {} };
-  if ('error' in dir)
-    return { ...base, phase: 'Failed', reason: 'OutputDocumentsInvalid', message: dir.error };
+  if ('error' in dir) return failed('OutputDocumentsInvalid', dir.error);
   const files = dir.files;
   const docs = parseManifests(files);
-  if ('error' in docs)
-    return { ...base, phase: 'Failed', reason: 'OutputDocumentsInvalid', message: docs.error };
+  if ('error' in docs) return failed('OutputDocumentsInvalid', docs.error);
   return {
-    ...base,
     phase: 'Succeeded',
     reason: 'Completed',
     ...(Object.keys(out.outputs).length ? { outputs: out.outputs } : {}),

@@ -75,6 +75,14 @@ function chunks(text: string): { name: string; value: string }[] {
   return out;
 }
 
+type Container = NonNullable<Run['spec']['container']>;
+
+const MOUNTS = [
+  { name: 'krt', mountPath: '/krt' },
+  { name: 'kratix', mountPath: '/kratix' },
+];
+
+/** The Pod of one container step: prepare (init), the step (init), report (main); see POD_PATHS. */
 export function stepPod(run: Run, opts: PodOptions): Record<string, unknown> {
   const c = run.spec.container;
   if (!c) throw new Error(`Run ${run.metadata.name ?? ''} has no spec.container`);
@@ -83,81 +91,10 @@ export function stepPod(run: Run, opts: PodOptions): Record<string, unknown> {
     input: run.spec.inputFiles ?? {},
     output: run.spec.outputFiles ?? {},
   };
-  const mounts = [
-    { name: 'krt', mountPath: '/krt' },
-    { name: 'kratix', mountPath: '/kratix' },
-  ];
-  const helper = (name: string, verb: string, extra: Record<string, unknown> = {}) => ({
-    name,
-    image: opts.helperImage,
-    imagePullPolicy: 'IfNotPresent',
-    command: ['/usr/local/bin/kruntimes', 'podstep', verb],
-    volumeMounts: mounts,
-    securityContext: restricted,
-    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
-    ...extra,
-  });
-  const env = [
-    { name: 'HOME', value: POD_PATHS.workspace },
-    { name: 'KRT_OUTPUT', value: POD_PATHS.output },
-    { name: 'KRUNTIME_OUTPUTS', value: POD_PATHS.output },
-    { name: 'KRT_CONTROL', value: POD_PATHS.control },
-    { name: 'KRT_STATUS', value: POD_PATHS.status },
-    { name: 'KRT_WORKSPACE', value: POD_PATHS.workspace },
-    { name: 'KRT_INPUT', value: POD_PATHS.input },
-    { name: 'KRT_OUTPUT_DIR', value: POD_PATHS.outputDir },
-    { name: 'KRT_RUN', value: run.metadata.name ?? '' },
-    { name: 'KRT_ATTEMPT', value: String(run.status?.attempts ?? 1) },
-    // A Secret's value stays in the Secret: the kubelet reads it, not the executor or the Pod object.
-    ...(run.spec.env ?? []).map((e) =>
-      e.valueFrom?.secretKeyRef
-        ? { name: e.name, valueFrom: e.valueFrom }
-        : { name: e.name, value: e.value ?? '' },
-    ),
-  ];
-  const script = run.spec.script !== undefined;
-  const step = {
-    name: STEP_CONTAINER,
-    image: c.image,
-    imagePullPolicy: 'IfNotPresent',
-    ...(script
-      ? { command: ['/bin/sh', '-c', LAUNCH, 'krt-step', POD_PATHS.script] }
-      : {
-          ...(c.command ? { command: c.command } : {}),
-          ...(c.args ? { args: c.args } : {}),
-        }),
-    ...(c.workingDir ? { workingDir: c.workingDir } : script ? { workingDir: POD_PATHS.workspace } : {}),
-    env,
-    ...(c.envFrom ? { envFrom: c.envFrom } : {}),
-    volumeMounts: [...mounts, ...(c.volumeMounts ?? [])],
-    securityContext: restricted,
-    ...(c.resources ? { resources: c.resources } : {}),
-  };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: {
-      name: stepPodName(run),
-      namespace: run.metadata.namespace,
-      labels: {
-        ...(run.metadata.labels ?? {}),
-        [LABEL_RUN]: run.metadata.name ?? '',
-        [LABEL_RUN_UID]: run.metadata.uid ?? '',
-        'app.kubernetes.io/managed-by': 'kruntimes',
-      },
-      // `kubectl logs <pod>` shows the step, not the reporter.
-      annotations: { 'kubectl.kubernetes.io/default-container': STEP_CONTAINER },
-      ownerReferences: [
-        {
-          apiVersion: API_VERSION,
-          kind: 'Run',
-          name: run.metadata.name ?? '',
-          uid: run.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: false,
-        },
-      ],
-    },
+    metadata: podMetadata(run),
     spec: {
       restartPolicy: 'Never',
       // No API token unless the job names a service account: a step has no rights of its own.
@@ -178,9 +115,91 @@ export function stepPod(run: Run, opts: PodOptions): Record<string, unknown> {
       },
       // The job's own volumes after these two; admission keeps their names and mount paths apart.
       volumes: [{ name: 'krt', emptyDir: {} }, { name: 'kratix', emptyDir: {} }, ...(c.volumes ?? [])],
-      initContainers: [helper(PREPARE_CONTAINER, 'prepare', { env: chunks(JSON.stringify(prepared)) }), step],
-      containers: [helper(REPORT_CONTAINER, 'report')],
+      initContainers: [
+        helper(opts, PREPARE_CONTAINER, 'prepare', { env: chunks(JSON.stringify(prepared)) }),
+        stepContainer(run, c),
+      ],
+      containers: [helper(opts, REPORT_CONTAINER, 'report')],
     },
+  };
+}
+
+function podMetadata(run: Run): Record<string, unknown> {
+  return {
+    name: stepPodName(run),
+    namespace: run.metadata.namespace,
+    labels: {
+      ...(run.metadata.labels ?? {}),
+      [LABEL_RUN]: run.metadata.name ?? '',
+      [LABEL_RUN_UID]: run.metadata.uid ?? '',
+      'app.kubernetes.io/managed-by': 'kruntimes',
+    },
+    // `kubectl logs <pod>` shows the step, not the reporter.
+    annotations: { 'kubectl.kubernetes.io/default-container': STEP_CONTAINER },
+    ownerReferences: [
+      {
+        apiVersion: API_VERSION,
+        kind: 'Run',
+        name: run.metadata.name ?? '',
+        uid: run.metadata.uid ?? '',
+        controller: true,
+        blockOwnerDeletion: false,
+      },
+    ],
+  };
+}
+
+/** A helper container: the agent's own image running `kruntimes podstep <verb>`. */
+function helper(opts: PodOptions, name: string, verb: string, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    image: opts.helperImage,
+    imagePullPolicy: 'IfNotPresent',
+    command: ['/usr/local/bin/kruntimes', 'podstep', verb],
+    volumeMounts: MOUNTS,
+    securityContext: restricted,
+    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+    ...extra,
+  };
+}
+
+/** The step itself: the job's image, its script through the launcher or its own command. */
+function stepContainer(run: Run, c: Container): Record<string, unknown> {
+  const env = [
+    { name: 'HOME', value: POD_PATHS.workspace },
+    { name: 'KRT_OUTPUT', value: POD_PATHS.output },
+    { name: 'KRUNTIME_OUTPUTS', value: POD_PATHS.output },
+    { name: 'KRT_CONTROL', value: POD_PATHS.control },
+    { name: 'KRT_STATUS', value: POD_PATHS.status },
+    { name: 'KRT_WORKSPACE', value: POD_PATHS.workspace },
+    { name: 'KRT_INPUT', value: POD_PATHS.input },
+    { name: 'KRT_OUTPUT_DIR', value: POD_PATHS.outputDir },
+    { name: 'KRT_RUN', value: run.metadata.name ?? '' },
+    { name: 'KRT_ATTEMPT', value: String(run.status?.attempts ?? 1) },
+    // A Secret's value stays in the Secret: the kubelet reads it, not the executor or the Pod object.
+    ...(run.spec.env ?? []).map((e) =>
+      e.valueFrom?.secretKeyRef
+        ? { name: e.name, valueFrom: e.valueFrom }
+        : { name: e.name, value: e.value ?? '' },
+    ),
+  ];
+  const script = run.spec.script !== undefined;
+  return {
+    name: STEP_CONTAINER,
+    image: c.image,
+    imagePullPolicy: 'IfNotPresent',
+    ...(script
+      ? { command: ['/bin/sh', '-c', LAUNCH, 'krt-step', POD_PATHS.script] }
+      : {
+          ...(c.command ? { command: c.command } : {}),
+          ...(c.args ? { args: c.args } : {}),
+        }),
+    ...(c.workingDir ? { workingDir: c.workingDir } : script ? { workingDir: POD_PATHS.workspace } : {}),
+    env,
+    ...(c.envFrom ? { envFrom: c.envFrom } : {}),
+    volumeMounts: [...MOUNTS, ...(c.volumeMounts ?? [])],
+    securityContext: restricted,
+    ...(c.resources ? { resources: c.resources } : {}),
   };
 }
 

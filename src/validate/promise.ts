@@ -64,50 +64,9 @@ export function validatePromise(
       if (seen.has(p.metadata.name))
         errors.push(fieldError(`${at}.metadata.name`, `duplicate pipeline name "${p.metadata.name}"`));
       seen.add(p.metadata.name);
-      const forms = [p.spec.jobs, p.spec.uses, p.spec.containers].filter((x) => x !== undefined).length;
-      if (forms !== 1) {
-        errors.push(fieldError(`${at}.spec`, 'a Pipeline has one of jobs, containers or uses (a Workflow)'));
-        return;
-      }
-      if (p.spec.volumes !== undefined && p.spec.containers === undefined)
-        errors.push(fieldError(`${at}.spec.volumes`, 'only a Pipeline of containers has volumes'));
-      if (p.spec.uses !== undefined) {
-        const ns = promise.spec.workflowNamespace;
-        if (!ns)
-          errors.push(
-            fieldError('spec.workflowNamespace', `required: pipeline "${p.metadata.name}" uses a Workflow`),
-          );
-        // A warning, not a refusal: GitOps tools apply the Workflow and the Promise in any order.
-        else if (lookup && !lookup(ns, p.spec.uses))
-          warnings.push(
-            `${at}.spec.uses: Workflow "${p.spec.uses}" does not exist in namespace "${ns}" yet; the pipeline fails until it does`,
-          );
-        for (const [k, v] of Object.entries(p.spec.with ?? {})) {
-          const field = `${at}.spec.with.${k}`;
-          const shape = withValueErrors(v, field);
-          errors.push(...shape);
-          if (shape.length === 0) errors.push(...checkExpressions(v, field, withScope(schema)).errors);
-        }
-        return;
-      }
-      if (p.spec.with !== undefined)
-        errors.push(fieldError(`${at}.spec.with`, 'with is only allowed with uses'));
-      const fromContainers = containerJobs(p);
-      const jobs = validateJobs(fromContainers ?? (p.spec.jobs as Record<string, JobSpec>), {
-        inputs: NO_INPUTS,
-        base: `${at}.spec.jobs`,
-        resource: { schema },
-      });
-      // Errors of the job a containers list means are said at the containers and the pipeline.
-      const job = `${at}.spec.jobs.${p.metadata.name}`;
-      const said = (field: string) =>
-        field.startsWith(`${job}.steps[`)
-          ? field.replace(`${job}.steps[`, `${at}.spec.containers[`)
-          : field.replace(`${job}.`, `${at}.spec.`);
-      errors.push(
-        ...(fromContainers ? jobs.errors.map((e) => ({ ...e, field: said(e.field) })) : jobs.errors),
-      );
-      warnings.push(...jobs.warnings);
+      const found = pipelineErrors(p, at, { promise, schema, lookup });
+      errors.push(...found.errors);
+      warnings.push(...found.warnings);
     });
   }
   const api = resourceApi(promise);
@@ -126,4 +85,60 @@ export function validatePromise(
       'the Promise has no configure pipelines: its resources are accepted and nothing runs for them',
     );
   return { errors, warnings };
+}
+
+/** One pipeline: one of its three forms (jobs, containers, uses), each checked as it is run. */
+function pipelineErrors(
+  p: Pipeline,
+  at: string,
+  c: {
+    promise: PromiseObject;
+    schema: NonNullable<ReturnType<typeof resourceApi>>['schema'] | undefined;
+    lookup?: (namespace: string, name: string) => Workflow | undefined;
+  },
+): ValidationResult {
+  const errors: FieldError[] = [];
+  const warnings: string[] = [];
+  const forms = [p.spec.jobs, p.spec.uses, p.spec.containers].filter((x) => x !== undefined).length;
+  if (forms !== 1)
+    return {
+      errors: [fieldError(`${at}.spec`, 'a Pipeline has one of jobs, containers or uses (a Workflow)')],
+      warnings,
+    };
+  if (p.spec.volumes !== undefined && p.spec.containers === undefined)
+    errors.push(fieldError(`${at}.spec.volumes`, 'only a Pipeline of containers has volumes'));
+  if (p.spec.uses !== undefined) {
+    const ns = c.promise.spec.workflowNamespace;
+    if (!ns)
+      errors.push(
+        fieldError('spec.workflowNamespace', `required: pipeline "${p.metadata.name}" uses a Workflow`),
+      );
+    // A warning, not a refusal: GitOps tools apply the Workflow and the Promise in any order.
+    else if (c.lookup && !c.lookup(ns, p.spec.uses))
+      warnings.push(
+        `${at}.spec.uses: Workflow "${p.spec.uses}" does not exist in namespace "${ns}" yet; the pipeline fails until it does`,
+      );
+    for (const [k, v] of Object.entries(p.spec.with ?? {})) {
+      const field = `${at}.spec.with.${k}`;
+      const shape = withValueErrors(v, field);
+      errors.push(...shape);
+      if (shape.length === 0) errors.push(...checkExpressions(v, field, withScope(c.schema)).errors);
+    }
+    return { errors, warnings };
+  }
+  if (p.spec.with !== undefined) errors.push(fieldError(`${at}.spec.with`, 'with is only allowed with uses'));
+  const fromContainers = containerJobs(p);
+  const jobs = validateJobs(fromContainers ?? (p.spec.jobs as Record<string, JobSpec>), {
+    inputs: NO_INPUTS,
+    base: `${at}.spec.jobs`,
+    resource: { schema: c.schema },
+  });
+  // Errors of the job a containers list means are said at the containers and the pipeline.
+  const job = `${at}.spec.jobs.${p.metadata.name}`;
+  const said = (field: string) =>
+    field.startsWith(`${job}.steps[`)
+      ? field.replace(`${job}.steps[`, `${at}.spec.containers[`)
+      : field.replace(`${job}.`, `${at}.spec.`);
+  errors.push(...(fromContainers ? jobs.errors.map((e) => ({ ...e, field: said(e.field) })) : jobs.errors));
+  return { errors, warnings: [...warnings, ...jobs.warnings] };
 }
