@@ -2,89 +2,46 @@
 // status update, executes them, reports the end, heartbeats while running, and puts back Runs whose
 // agent went silent. What matters lives in the Run's status, so a restarted agent starts from it.
 import { agentMetrics, type AgentMetrics } from './agent-metrics.js';
-import { NamespaceReads } from './namespace-reads.js';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import type { Run, RunStatus } from '../src/api/types.js';
+import type { Run } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { apiClient, statusCode, statusMessage } from '../src/kube/client.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { informerMetrics } from '../src/kube/informer-metrics.js';
-import { retryTransient } from '../src/kube/retry.js';
-import { claimStatus, endStatus, isClaimable, mayRequeue, requeueStatus } from '../src/runtime/lifecycle.js';
+import { claimStatus, endStatus, isClaimable } from '../src/runtime/lifecycle.js';
 import { PeerSet, preferredAgent } from '../src/runtime/share.js';
 import { log } from '../src/telemetry/log.js';
+import { AgentState, key, type Active } from './agent-state.js';
 import type { Executor } from './executor.js';
-import type { RunningStep } from './launcher-client.js';
-import { PodExecutor, type PodExecutorOptions } from './pod-executor.js';
-import { ProcessExecutor } from './process-executor.js';
+import { Liveness } from './liveness.js';
+import { executorsFor, type ExecutorsOptions } from './executors.js';
 import type { LogStore } from './logstore.js';
-import { ResultStore, type PendingResult } from './results.js';
+import { Reporter } from './reporter.js';
+import { ResultStore } from './results.js';
+import { RunWrites } from './run-writes.js';
 import type { Runtime } from './runtime.js';
-import type { SandboxOptions } from '../src/runtime/sandbox-command.js';
 
-export interface AgentOptions {
-  identity: string;
-  /** Namespaces served; empty means all. */
-  namespaces: string[];
-  runtimes: Map<string, Runtime>;
+export interface AgentOptions extends ExecutorsOptions {
   concurrency: number;
   heartbeatMs: number;
   staleMs: number;
-  graceMs: number;
-  maxLogBytes: number;
-  /**
-   * Where executions' folders go (default <data-dir>/work): with the sandbox of a root agent, every
-   * folder above it must be open to other users, since bwrap runs as the step's uid.
-   */
-  workDir?: string;
-  /** The step sandbox; `uidBase` when the agent is root (each step its own uid). */
-  sandbox?: SandboxOptions & { uidBase?: number };
-  /** For runtimes whose executor is a Pod: the helper image and how long a Pod may be stuck. */
-  pods?: Pick<PodExecutorOptions, 'helperImage' | 'stuckMs'>;
 }
 
-interface Active {
-  exec: RunningStep;
-  /** Its step goes on without this agent (a Pod). */
-  outlives: boolean;
-  run: Run;
-  attempts: number;
-  /** Another agent or a re-queue took the Run: stop without reporting. */
-  lost: boolean;
-  /** The end is being reported: no more heartbeats. */
-  ending: boolean;
-  /** Last time this agent wrote heartbeatTime (the claim writes the first). */
-  beat: number;
-}
-
-const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
-const key = (r: Run) => keyOf(r.metadata.namespace ?? '', r.metadata.name ?? '');
 /** How long an agent leaves a new Run to the agent rendezvous hashing prefers. */
 const DEFER_MS = 300;
 
 export class Agent {
   readonly registry = new Registry();
   private readonly informers: ResilientInformer<Run>[];
-  private readonly active = new Map<string, Active>();
-  private readonly claiming = new Set<string>();
-  /** Runs left to their preferred agent for now. */
-  private readonly deferred = new Set<string>();
-  /** When this agent first saw each waiting Run. */
-  private readonly firstSeen = new Map<string, number>();
+  private readonly state = new AgentState();
   private readonly peers: PeerSet;
-  private readonly executors = new Map<Runtime['executor'], Executor>();
-  private accepting = false;
+  private readonly executors: Map<Runtime['executor'], Executor>;
   private timers: NodeJS.Timeout[] = [];
-  private readonly api: k8s.CustomObjectsApi;
-  private readonly namespaces: NamespaceReads;
-  /** When (performance.now()) this agent last saw each Run change: staleness on its own clock. */
-  private readonly lastChange = new Map<string, number>();
-  /** Runs whose result this agent holds and is reporting: never re-queued by it. */
-  private readonly reporting = new Set<string>();
-  private results!: ResultStore;
-  private stopping = false;
+  private readonly writes: RunWrites;
+  private readonly reporter: Reporter;
+  private readonly liveness: Liveness;
   private readonly metrics: AgentMetrics;
 
   constructor(
@@ -92,8 +49,6 @@ export class Agent {
     private readonly opts: AgentOptions,
     private readonly logs: LogStore,
   ) {
-    this.api = apiClient(kc, k8s.CustomObjectsApi);
-    this.namespaces = new NamespaceReads(apiClient(kc, k8s.CoreV1Api));
     this.peers = new PeerSet(opts.identity, Math.max(30_000, opts.staleMs));
     const paths = opts.namespaces.length
       ? opts.namespaces.map((ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/runs`)
@@ -101,32 +56,16 @@ export class Agent {
     this.informers = paths.map((path) => new ResilientInformer<Run>(kc, { path, resyncMs: 5 * 60_000 }));
     collectDefaultMetrics({ register: this.registry });
     informerMetrics(this.registry, () => this.informers);
-    this.metrics = agentMetrics(this.registry, () => this.active.size);
-    const kinds = new Set([...opts.runtimes.values()].map((r) => r.executor));
-    if (kinds.has('process'))
-      this.executors.set(
-        'process',
-        new ProcessExecutor(
-          {
-            workDir: join(opts.workDir ?? join(logs.dataDir, 'work'), opts.identity),
-            graceMs: opts.graceMs,
-            maxLogBytes: opts.maxLogBytes,
-            ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
-          },
-          this.namespaces,
-        ),
-      );
-    if (kinds.has('pod')) {
-      if (!opts.pods) throw new Error('a runtime of Pods needs the pods options (helper image)');
-      this.executors.set(
-        'pod',
-        new PodExecutor(
-          kc,
-          { ...opts.pods, graceMs: opts.graceMs, maxLogBytes: opts.maxLogBytes, namespaces: opts.namespaces },
-          this.namespaces,
-        ),
-      );
-    }
+    this.metrics = agentMetrics(this.registry, () => this.state.active.size);
+    this.writes = new RunWrites(apiClient(kc, k8s.CustomObjectsApi), opts.identity, this.metrics);
+    const results = new ResultStore(join(logs.dataDir, 'results', opts.identity));
+    this.reporter = new Reporter(this.state, this.writes, results, this.metrics, opts.staleMs);
+    this.liveness = new Liveness(this.state, this.writes, this.informers, {
+      heartbeatMs: opts.heartbeatMs,
+      staleMs: opts.staleMs,
+      serves: (r) => this.serves(r) !== undefined,
+    });
+    this.executors = executorsFor(kc, opts, logs);
   }
 
   private executorOf(r: Run): Executor | undefined {
@@ -135,7 +74,7 @@ export class Agent {
   }
 
   get running(): number {
-    return this.active.size;
+    return this.state.active.size;
   }
 
   healthy(): boolean {
@@ -143,63 +82,59 @@ export class Agent {
   }
 
   async start(): Promise<void> {
+    const { state } = this;
     for (const inf of this.informers) {
       inf.on('add', (r) => {
-        this.lastChange.set(key(r), performance.now());
+        state.lastChange.set(key(r), performance.now());
         this.consider(r);
       });
       inf.on('update', (_old, r) => {
-        this.lastChange.set(key(r), performance.now());
+        state.lastChange.set(key(r), performance.now());
         this.consider(r);
       });
       inf.on('delete', (r) => {
-        this.firstSeen.delete(key(r));
-        this.lastChange.delete(key(r));
+        state.firstSeen.delete(key(r));
+        state.lastChange.delete(key(r));
         // Its logs go with it; a Run still running here keeps them until it ends.
-        if (!this.active.has(key(r)))
+        if (!state.active.has(key(r)))
           void this.logs
             .removeRun(r.metadata.namespace ?? '', r.metadata.uid ?? '')
             .catch((e: unknown) => log.warn({ run: key(r), err: String(e) }, 'could not remove its logs'));
       });
     }
     for (const e of this.executors.values()) await e.start();
-    this.results = new ResultStore(join(this.logs.dataDir, 'results', this.opts.identity));
     await Promise.all(this.informers.map((i) => i.start()));
-    // Results an earlier life of this agent kept: reported, never executed again.
-    for (const p of await this.results.list()) {
-      this.reporting.add(keyOf(p.namespace, p.name));
-      log.info({ run: keyOf(p.namespace, p.name), attempt: p.attempts }, 'reporting a result kept on disk');
-      void this.report(p);
-    }
+    await this.reporter.resumeKept();
     // Runs this identity held before a restart are not running here any more: hand them back now
     // rather than after the heartbeat goes stale.
     for (const r of this.cached())
       if (
         r.status?.assignedTo === this.opts.identity &&
         r.status.phase === 'Running' &&
-        !this.active.has(key(r)) &&
-        !this.reporting.has(key(r))
+        !state.active.has(key(r)) &&
+        !state.reporting.has(key(r))
       )
-        await this.requeue(r, `agent ${this.opts.identity} restarted`, 'restart');
-    this.accepting = true;
+        await this.writes.requeue(r, `agent ${this.opts.identity} restarted`, 'restart');
+    state.accepting = true;
     this.fill();
-    this.timers.push(setInterval(() => void this.heartbeat(), this.opts.heartbeatMs));
+    this.timers.push(setInterval(() => void this.liveness.heartbeat(), this.opts.heartbeatMs));
     // A safety net under the watch events: waiting Runs are offered free slots every few seconds.
     this.timers.push(setInterval(() => this.fill(), 2000));
-    this.timers.push(setInterval(() => void this.reapStale(), Math.max(500, this.opts.staleMs / 3)));
+    this.timers.push(setInterval(() => void this.liveness.reapStale(), Math.max(500, this.opts.staleMs / 3)));
   }
 
   /** Stops claiming, lets running steps finish until the deadline, then stops and releases the rest. */
   async shutdown(deadlineMs: number): Promise<void> {
-    this.accepting = false;
-    this.stopping = true;
+    const { state } = this;
+    state.accepting = false;
+    state.stopping = true;
     // A step Pod needs no agent to go on: handed back now, adopted by whoever claims it next.
-    for (const a of this.active.values()) if (a.outlives) a.exec.stop('release');
+    for (const a of state.active.values()) if (a.outlives) a.exec.stop('release');
     const until = Date.now() + deadlineMs;
     // A claim sent before the signal may still be answered; it ends handed back or running.
-    const busy = () => this.active.size > 0 || this.claiming.size > 0;
+    const busy = () => state.active.size > 0 || state.claiming.size > 0;
     while (busy() && Date.now() < until) await sleep(100);
-    const left = [...this.active.values()];
+    const left = [...state.active.values()];
     for (const a of left) a.exec.stop('release');
     await Promise.all(left.map((a) => a.exec.done.catch(() => undefined)));
     while (busy()) await sleep(20);
@@ -217,21 +152,22 @@ export class Agent {
   }
 
   private slots(): number {
-    return this.opts.concurrency - this.active.size - this.claiming.size;
+    return this.opts.concurrency - this.state.active.size - this.state.claiming.size;
   }
 
   private consider(r: Run): void {
     if (!this.serves(r)) return;
+    const { state } = this;
     const s = r.status;
     if (s?.assignedTo) this.peers.saw(s.assignedTo, Date.parse(s.heartbeatTime ?? s.startTime ?? '') || 0);
     const k = key(r);
-    const a = this.active.get(k);
+    const a = state.active.get(k);
     if (a) {
       if (r.spec.cancelRequested) a.exec.stop('cancel');
       return;
     }
-    if (!isClaimable(r)) return void this.firstSeen.delete(k);
-    if (this.claiming.has(k) || this.deferred.has(k) || !this.accepting) return;
+    if (!isClaimable(r)) return void state.firstSeen.delete(k);
+    if (state.claiming.has(k) || state.deferred.has(k) || !state.accepting) return;
     if (r.spec.cancelRequested) return void this.cancelUnclaimed(r);
     if (this.slots() <= 0) return;
     // Agents see a new Run at the same moment. The one rendezvous hashing prefers claims it now;
@@ -239,8 +175,8 @@ export class Agent {
     // write on losing the race. A Run that waited long enough is anyone's.
     // Since this agent first saw it: creationTimestamp has whole seconds only.
     const now = Date.now();
-    if (!this.firstSeen.has(k)) this.firstSeen.set(k, now);
-    const waited = now - (this.firstSeen.get(k) ?? now);
+    if (!state.firstSeen.has(k)) state.firstSeen.set(k, now);
+    const waited = now - (state.firstSeen.get(k) ?? now);
     if (
       waited >= DEFER_MS ||
       preferredAgent(r.metadata.uid ?? k, this.peers.live(now)) === this.opts.identity
@@ -248,9 +184,9 @@ export class Agent {
       void this.claim(r);
       return;
     }
-    this.deferred.add(k);
+    state.deferred.add(k);
     setTimeout(() => {
-      this.deferred.delete(k);
+      state.deferred.delete(k);
       const latest = this.latest(r);
       if (latest) this.consider(latest);
     }, DEFER_MS - waited);
@@ -271,9 +207,9 @@ export class Agent {
 
   /** Offers free slots to waiting Runs, oldest first, with a little shuffle so agents collide less. */
   private fill(): void {
-    if (!this.accepting || this.slots() <= 0) return;
+    if (!this.state.accepting || this.slots() <= 0) return;
     const waiting = this.cached()
-      .filter((r) => this.serves(r) && isClaimable(r) && !this.claiming.has(key(r)))
+      .filter((r) => this.serves(r) && isClaimable(r) && !this.state.claiming.has(key(r)))
       .sort((a, b) =>
         String(a.metadata.creationTimestamp ?? '').localeCompare(String(b.metadata.creationTimestamp ?? '')),
       );
@@ -284,48 +220,11 @@ export class Agent {
     }
   }
 
-  private async patchStatus(r: Run, body: object, type: string): Promise<Run> {
-    return (await this.api.patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        plural: 'runs',
-        namespace: r.metadata.namespace ?? '',
-        name: r.metadata.name ?? '',
-        body,
-      },
-      k8s.setHeaderOptions('Content-Type', type),
-    )) as Run;
-  }
-
-  /** A merge patch that carries the observed resourceVersion: it fails with 409 if the Run changed. */
-  private optimistic(r: Run, status: RunStatus | Record<string, unknown>): Promise<Run> {
-    return this.patchStatus(
-      r,
-      { metadata: { resourceVersion: r.metadata.resourceVersion }, status },
-      k8s.PatchStrategy.MergePatch,
-    );
-  }
-
-  /** A JSON patch that applies only while this agent still holds the same attempt. */
-  private owned(r: Run, attempts: number, ops: object[]): Promise<Run> {
-    return this.patchStatus(
-      r,
-      [
-        { op: 'test', path: '/status/assignedTo', value: this.opts.identity },
-        { op: 'test', path: '/status/attempts', value: attempts },
-        { op: 'test', path: '/status/phase', value: 'Running' },
-        ...ops,
-      ],
-      k8s.PatchStrategy.JsonPatch,
-    );
-  }
-
   private async cancelUnclaimed(r: Run): Promise<void> {
-    this.claiming.add(key(r));
+    this.state.claiming.add(key(r));
     try {
       await this.executorOf(r)?.cancelUnclaimed(r);
-      await this.optimistic(r, {
+      await this.writes.optimistic(r, {
         phase: 'Cancelled',
         reason: 'Cancelled',
         message: 'cancelled before it started',
@@ -336,18 +235,35 @@ export class Agent {
       if (statusCode(e) !== 409 && statusCode(e) !== 404)
         log.warn({ run: key(r), err: statusMessage(e) }, 'cancel failed');
     } finally {
-      this.claiming.delete(key(r));
+      this.state.claiming.delete(key(r));
     }
   }
 
+  /** Claims the Run (an optimistic write: one agent wins), starts its step and follows it to its end. */
   private async claim(r: Run): Promise<void> {
     const k = key(r);
-    this.claiming.add(k);
-    let claimed: Run;
+    this.state.claiming.add(k);
     const status = claimStatus(r, this.opts.identity, new Date());
+    const attempts = status.attempts ?? 1;
+    try {
+      const claimed = await this.won(r, status);
+      const a = claimed && (await this.startStep(claimed, attempts));
+      if (!a) return;
+      this.state.active.set(k, a);
+      log.debug({ run: k, attempt: attempts }, 'claimed');
+    } finally {
+      this.state.claiming.delete(k);
+    }
+    // A cancellation that arrived while claiming is in the cache already.
+    if (this.latest(r)?.spec.cancelRequested) this.state.active.get(k)?.exec.stop('cancel');
+    await this.follow(k, this.state.active.get(k) as Active, status);
+  }
+
+  /** The claim write; the Run as claimed, or undefined when another agent was first or it failed. */
+  private async won(r: Run, status: ReturnType<typeof claimStatus>): Promise<Run | undefined> {
     try {
       // Fields of an earlier attempt are cleared; a merge patch removes a key set to null.
-      claimed = await this.optimistic(r, {
+      const claimed = await this.writes.optimistic(r, {
         ...status,
         reason: null,
         message: null,
@@ -355,200 +271,80 @@ export class Agent {
         completionTime: null,
       });
       this.metrics.claims.inc({ result: 'won' });
+      return claimed;
     } catch (e) {
-      this.claiming.delete(k);
       if (statusCode(e) === 409 || statusCode(e) === 404) this.metrics.claims.inc({ result: 'lost' });
       else {
         // The API server or the network failed, not the race: the periodic fill offers it again.
         this.metrics.claims.inc({ result: 'error' });
-        log.warn({ run: k, err: statusMessage(e) }, 'claim failed; will retry');
+        log.warn({ run: key(r), err: statusMessage(e) }, 'claim failed; will retry');
       }
-      return;
+      return undefined;
     }
-    const attempts = status.attempts ?? 1;
-    if (this.stopping) {
+  }
+
+  /** Sets the claimed step going; hands the Run back when the agent is stopping or cannot start it. */
+  private async startStep(claimed: Run, attempts: number): Promise<Active | undefined> {
+    const who = `agent ${this.opts.identity}`;
+    if (this.state.stopping) {
       // Won after the shutdown began: nothing has run, so it goes straight back (the claim counted).
-      await this.requeue(
-        claimed,
-        `agent ${this.opts.identity} shut down before the step started`,
-        'shutdown',
-        attempts,
-      );
-      this.claiming.delete(k);
-      return;
+      await this.writes.requeue(claimed, `${who} shut down before the step started`, 'shutdown', attempts);
+      return undefined;
     }
-    const runtime = this.serves(r) as Runtime;
-    const logFile = this.logs.fileFor(r.metadata.namespace ?? '', r.metadata.uid ?? '', attempts);
-    const executor = this.executorOf(r) as Executor;
-    let exec: RunningStep;
+    const runtime = this.serves(claimed) as Runtime;
+    const ns = claimed.metadata.namespace ?? '';
+    const logFile = this.logs.fileFor(ns, claimed.metadata.uid ?? '', attempts);
+    const executor = this.executorOf(claimed) as Executor;
     try {
-      exec = await executor.execute(claimed, runtime, logFile, attempts);
+      const exec = await executor.execute(claimed, runtime, logFile, attempts);
+      return {
+        exec,
+        outlives: executor.outlivesAgent,
+        run: claimed,
+        attempts,
+        lost: false,
+        ending: false,
+        beat: Date.now(),
+      };
     } catch (e) {
       // The step could not be set going (its Pod's files, a full disk): handed back, as a shutdown does.
-      log.warn({ run: k, err: statusMessage(e) }, 'could not start the step');
-      await this.requeue(
+      log.warn({ run: key(claimed), err: statusMessage(e) }, 'could not start the step');
+      await this.writes.requeue(
         claimed,
-        `agent ${this.opts.identity} could not start the step: ${statusMessage(e)}`,
+        `${who} could not start the step: ${statusMessage(e)}`,
         'start',
         attempts,
       );
-      this.claiming.delete(k);
-      return;
+      return undefined;
     }
-    const a: Active = {
-      exec,
-      outlives: executor.outlivesAgent,
-      run: claimed,
-      attempts,
-      lost: false,
-      ending: false,
-      beat: Date.now(),
-    };
-    this.active.set(k, a);
-    this.claiming.delete(k);
-    log.debug({ run: k, attempt: attempts }, 'claimed');
-    // A cancellation that arrived while claiming is in the cache already.
-    if (this.latest(r)?.spec.cancelRequested) exec.stop('cancel');
+  }
+
+  /** Waits for the step's end and reports it, unless the Run was lost or the agent let it go. */
+  private async follow(k: string, a: Active, status: ReturnType<typeof claimStatus>): Promise<void> {
+    const { run, attempts, exec } = a;
     try {
       const ending = await exec.done;
       a.ending = true;
       if (a.lost) return;
       if (exec.stopReason === 'release') {
-        await this.requeue(
-          claimed,
-          `agent ${this.opts.identity} shut down before the step ended`,
-          'shutdown',
-          attempts,
-        );
+        const message = `agent ${this.opts.identity} shut down before the step ended`;
+        await this.writes.requeue(run, message, 'shutdown', attempts);
         return;
       }
       const end = endStatus({ ...ending, now: new Date() });
-      // The result is known: no outage, however long, and no restart may turn it into a second
-      // execution. It goes to disk first, and is reported until the API server takes it.
-      const pending: PendingResult = {
-        namespace: r.metadata.namespace ?? '',
-        name: r.metadata.name ?? '',
-        uid: r.metadata.uid ?? '',
+      const reported = await this.reporter.keepAndReport({
+        namespace: run.metadata.namespace ?? '',
+        name: run.metadata.name ?? '',
+        uid: run.metadata.uid ?? '',
         attempts,
         status: { ...status, heartbeatTime: end.completionTime, ...end },
-      };
-      this.reporting.add(k);
-      // A disk that refuses it (full, read-only) loses the restart guarantee, not the report.
-      await this.results
-        .save(pending)
-        .catch((e: unknown) => log.warn({ run: k, err: String(e) }, 'could not keep the result on disk'));
-      if (await this.report(pending)) log.info({ run: k, phase: end.phase, exitCode: end.exitCode }, 'ended');
+      });
+      if (reported) log.info({ run: k, phase: end.phase, exitCode: end.exitCode }, 'ended');
     } catch (e) {
       log.warn({ run: k, err: statusMessage(e) }, 'could not keep or report the end');
     } finally {
-      this.active.delete(k);
+      this.state.active.delete(k);
       this.fill();
-    }
-  }
-
-  /** Heartbeats for executions whose last beat is older than the interval; short steps need none. */
-  private async heartbeat(): Promise<void> {
-    const now = new Date().toISOString();
-    const due = Date.now() - this.opts.heartbeatMs * 0.9;
-    await Promise.all(
-      [...this.active.entries()]
-        .filter(([, a]) => !a.ending && a.beat <= due)
-        .map(async ([k, a]) => {
-          a.beat = Date.now();
-          try {
-            await this.owned(a.run, a.attempts, [
-              { op: 'replace', path: '/status/heartbeatTime', value: now },
-            ]);
-          } catch (e) {
-            const code = statusCode(e);
-            if (a.ending) return; // the end was reported first
-            if (code === 404 || code === 409 || code === 422) {
-              // The Run was deleted, re-queued or ended by someone else: this execution is not its own.
-              log.warn({ run: k, err: statusMessage(e) }, 'lost the Run; stopping its step');
-              a.lost = true;
-              a.exec.stop('release');
-            }
-          }
-        }),
-    );
-  }
-
-  /**
-   * Reports a kept result until the API server takes it (true) or says the Run is not this
-   * execution's any more (false: deleted, or re-queued by someone else); an agent stopping leaves it
-   * on disk for its next start.
-   */
-  private async report(p: PendingResult): Promise<boolean> {
-    const k = keyOf(p.namespace, p.name);
-    const target = { metadata: { namespace: p.namespace, name: p.name } } as Run;
-    const most = Math.max(200, Math.min(2000, this.opts.staleMs / 4));
-    try {
-      for (let wait = 100; ; wait = Math.min(most, wait * 2)) {
-        try {
-          await this.owned(target, p.attempts, [{ op: 'replace', path: '/status', value: p.status }]);
-          await this.results.remove(p);
-          this.metrics.ended.inc({ phase: p.status.phase ?? '' });
-          return true;
-        } catch (e) {
-          const code = statusCode(e);
-          if (code === 404 || code === 409 || code === 422) {
-            log.warn(
-              { run: k, err: statusMessage(e) },
-              'the Run is no longer this execution; its result is dropped',
-            );
-            await this.results.remove(p);
-            return false;
-          }
-          if (this.stopping) {
-            log.warn({ run: k }, 'stopping with a result not yet reported; it is kept for the next start');
-            return false;
-          }
-          if (wait >= most)
-            log.warn({ run: k, err: statusMessage(e) }, 'cannot report the end yet; retrying');
-          await sleep(wait);
-        }
-      }
-    } finally {
-      this.reporting.delete(k);
-    }
-  }
-
-  private async reapStale(): Promise<void> {
-    const now = new Date();
-    const here = performance.now();
-    for (const inf of this.informers) {
-      const connected = inf.connectedSince();
-      for (const r of inf.list()) {
-        const k = key(r);
-        if (!this.serves(r) || this.active.has(k) || this.reporting.has(k)) continue;
-        const seen = Math.max(this.lastChange.get(k) ?? here, connected);
-        if (mayRequeue(r, now, this.opts.staleMs, here - seen))
-          await this.requeue(
-            r,
-            `agent ${r.status?.assignedTo ?? '?'} sent no heartbeat for ${Math.round(this.opts.staleMs / 1000)}s`,
-            'stale',
-          );
-      }
-    }
-  }
-
-  /** Back to Pending, attempts kept; a conflict means someone else already acted, which is fine. */
-  private async requeue(r: Run, message: string, why: string, attempts?: number): Promise<void> {
-    const status = { ...requeueStatus(r, message), assignedTo: null, startTime: null, heartbeatTime: null };
-    try {
-      if (attempts !== undefined)
-        // Handing back on shutdown: worth a few retries, or the Run waits until it goes stale.
-        await retryTransient(
-          () =>
-            this.owned(r, attempts, [{ op: 'replace', path: '/status', value: requeueStatus(r, message) }]),
-          { deadlineMs: 5000 },
-        );
-      else await this.optimistic(r, status);
-      this.metrics.requeued.inc({ why });
-      log.info({ run: key(r), why }, 're-queued');
-    } catch (e) {
-      if (![404, 409, 422].includes(statusCode(e) ?? 0))
-        log.warn({ run: key(r), err: statusMessage(e) }, 're-queue failed');
     }
   }
 }

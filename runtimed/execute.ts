@@ -1,15 +1,14 @@
 // One execution of a Run's script: a fresh working directory, the KRT_* files, the process in its
 // own process group (so a stop reaches every child), the full log on disk and a tail in memory.
 import { spawn } from 'node:child_process';
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Run } from '../src/api/types.js';
 import { MAX_CONTROL_FILE_BYTES } from '../src/runtime/control-file.js';
 import { MAX_STATUS_FILE_BYTES } from '../src/runtime/statusfile.js';
-import { logTail, type Ending } from '../src/runtime/lifecycle.js';
+import type { Ending } from '../src/runtime/lifecycle.js';
 import { MAX_OUTPUT_FILE_BYTES } from '../src/runtime/outputs.js';
-import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
 import { readBounded, readOutputDir, writeFiles } from '../src/runtime/outputdir.js';
 import {
   INSIDE,
@@ -20,8 +19,7 @@ import {
   type SandboxOptions,
 } from '../src/runtime/sandbox-command.js';
 import type { Runtime } from './runtime.js';
-import { Masker } from '../src/runtime/mask.js';
-import { maskedValues } from '../src/runtime/secrets.js';
+import { StepLog } from './step-log.js';
 
 export interface ExecuteOptions {
   /** The folder for this execution; removed afterwards. */
@@ -111,131 +109,41 @@ export class Execution {
   }
 
   private async run(run: Run, runtime: Runtime): Promise<Omit<Ending, 'now'>> {
-    const { dir } = this.opts;
-    const workspace = join(dir, 'workspace');
-    const meta = join(dir, 'meta');
-    await mkdir(workspace, { recursive: true });
-    await mkdir(meta, { recursive: true });
+    const { dir, sandbox } = this.opts;
+    const paths = await stepFolder(dir, run, sandbox?.uid, sandbox !== undefined);
     await mkdir(dirname(this.opts.logFile), { recursive: true });
-    const inputDir = join(dir, 'input');
-    const outputDir = join(dir, 'output');
-    await writeFiles(inputDir, run.spec.inputFiles ?? {});
-    await writeFiles(outputDir, run.spec.outputFiles ?? {});
-    const files = {
-      script: join(meta, 'script'),
-      output: join(meta, 'output'),
-      control: join(meta, 'workflow-control.yaml'),
-      status: join(meta, 'status.yaml'),
-    };
-    await Promise.all([
-      writeFile(files.script, run.spec.script ?? ''),
-      writeFile(files.output, ''),
-      writeFile(files.control, ''),
-      writeFile(files.status, ''),
-    ]);
-    const sandbox = this.opts.sandbox;
-    if (sandbox) {
-      await writeFile(join(meta, 'passwd'), STEP_PASSWD);
-      await writeFile(join(meta, 'group'), STEP_GROUP);
-      // What the step writes is its own; everything else it may only read.
-      if (sandbox.uid !== undefined)
-        for (const f of [files.output, files.control, files.status, outputDir])
-          await chownTree(f, sandbox.uid);
-    }
-    const log = createWriteStream(this.opts.logFile, { flags: 'a' });
-    // A log that cannot be written (a full disk) loses lines, not the step: logTail still has the end.
-    log.on('error', () => undefined);
-    const tail: Buffer[] = [];
-    let tailBytes = 0;
-    let logged = 0;
-    const masker = new Masker(maskedValues(this.opts.secrets ?? {}));
-    const write = (chunk: Buffer) => {
-      if (chunk.length === 0) return;
-      tail.push(chunk);
-      tailBytes += chunk.length;
-      while (tail.length > 1 && tailBytes - (tail[0]?.length ?? 0) >= MAX_LOG_TAIL_BYTES)
-        tailBytes -= tail.shift()?.length ?? 0;
-      if (logged < this.opts.maxLogBytes) {
-        const room = this.opts.maxLogBytes - logged;
-        log.write(chunk.length > room ? chunk.subarray(0, room) : chunk);
-        logged += chunk.length;
-        if (logged >= this.opts.maxLogBytes)
-          log.write(
-            `\n[runtimed: log truncated at ${this.opts.maxLogBytes} bytes; status.logTail has the end]\n`,
-          );
-      }
-    };
-    const onData = (raw: Buffer) => write(masker.push(raw));
+    const log = new StepLog(this.opts.logFile, this.opts.maxLogBytes, this.opts.secrets ?? {});
     // The step sees only its own variables and the KRT_* contract, not the agent's credentials;
     // in the sandbox, at the paths it mounts them.
-    const at = sandbox ? { ...INSIDE } : { ...files, workspace, input: inputDir, outputDir };
-    const env: Record<string, string> = {
-      PATH: sandbox ? '/usr/local/bin:/usr/bin:/bin' : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
-      HOME: at.workspace,
-      LANG: process.env.LANG ?? 'C.UTF-8',
-      KRT_OUTPUT: at.output,
-      KRUNTIME_OUTPUTS: at.output,
-      KRT_CONTROL: at.control,
-      KRT_STATUS: at.status,
-      KRT_WORKSPACE: at.workspace,
-      KRT_INPUT: at.input,
-      KRT_OUTPUT_DIR: at.outputDir,
-      KRT_RUN: run.metadata.name ?? '',
-      KRT_ATTEMPT: String(run.status?.attempts ?? 1),
-      ...Object.fromEntries(
-        (run.spec.env ?? []).flatMap((e) => (e.valueFrom ? [] : [[e.name, e.value ?? '']])),
-      ),
-      ...this.opts.secrets,
-    };
-    for (const note of this.opts.notes ?? []) write(Buffer.from(`[runtimed: ${note}]\n`));
+    const at = sandbox ? { ...INSIDE } : { ...paths.files, ...paths };
+    const env = { ...stepEnv(run, at, sandbox !== undefined), ...this.opts.secrets };
+    for (const note of this.opts.notes ?? []) log.note(note);
     const plain = runtime.command({ workspace: at.workspace, script: at.script });
     const { file, args } = sandbox
       ? sandboxCommand(
           sandbox,
           {
-            ...files,
-            input: inputDir,
-            outputDir,
-            passwd: join(meta, 'passwd'),
-            group: join(meta, 'group'),
+            ...paths.files,
+            input: paths.input,
+            outputDir: paths.outputDir,
+            passwd: join(paths.meta, 'passwd'),
+            group: join(paths.meta, 'group'),
           },
           [plain.file, ...plain.args],
         )
       : plain;
-    const result = await new Promise<{ exitCode: number | null; signal: string | null; startError?: string }>(
-      (resolve) => {
-        const child = spawn(file, args, {
-          cwd: workspace,
-          env,
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          ...(sandbox?.uid !== undefined ? { uid: sandbox.uid, gid: sandbox.uid } : {}),
-        });
-        this.pgid = child.pid;
-        // A restarted agent stops what its previous life left running (see reapOrphans).
-        if (child.pid) writeFileSync(join(dir, 'pgid'), String(child.pid));
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
-        child.on('error', (e) => resolve({ exitCode: null, signal: null, startError: e.message }));
-        // 'close' waits for the output pipes, so the tail is complete.
-        child.on('close', (code, sig) => resolve({ exitCode: code, signal: sig }));
-        if (this.stoppedFor) this.terminate();
-        const seconds = run.spec.timeoutSeconds;
-        if (seconds) this.timeoutTimer = setTimeout(() => this.stop('timeout'), seconds * 1000);
-      },
-    );
+    const result = await this.spawn(run, file, args, { cwd: paths.workspace, env, onData: log.data });
     // Children that left the group's leader behind are stopped with it.
     this.signal('SIGKILL');
     clearTimeout(this.killTimer);
     clearTimeout(this.timeoutTimer);
-    write(masker.end());
-    await new Promise<void>((r) => log.end(r));
+    const { tail, raw } = await log.end();
     // What the step reports back is masked like its log: the values must not reach the Run.
-    const masked = (v: string | { bytes: number }) => (typeof v === 'string' ? masker.text(v) : v);
-    const outputFile = masked(await readBounded(files.output, MAX_OUTPUT_FILE_BYTES));
-    const control = masked(await readBounded(files.control, MAX_CONTROL_FILE_BYTES));
-    const statusFile = masked(await readBounded(files.status, MAX_STATUS_FILE_BYTES));
-    const outputDirFiles = await readOutputDir(outputDir);
+    const masked = (v: string | { bytes: number }) => (typeof v === 'string' ? log.masker.text(v) : v);
+    const outputFile = masked(await readBounded(paths.files.output, MAX_OUTPUT_FILE_BYTES));
+    const control = masked(await readBounded(paths.files.control, MAX_CONTROL_FILE_BYTES));
+    const statusFile = masked(await readBounded(paths.files.status, MAX_STATUS_FILE_BYTES));
+    const outputDirFiles = await readOutputDir(paths.outputDir);
     await rm(dir, { recursive: true, force: true });
     return {
       ...result,
@@ -244,11 +152,105 @@ export class Execution {
       controlFile: control,
       statusFile,
       outputDir: outputDirFiles,
-      ...(sandbox ? stepLimit(result, Buffer.concat(tail).toString('utf8')) : {}),
-      tail: logTail(Buffer.concat(tail)),
+      ...(sandbox ? stepLimit(result, raw) : {}),
+      tail,
       ...(run.spec.timeoutSeconds ? { timeoutSeconds: run.spec.timeoutSeconds } : {}),
     };
   }
+
+  /** The step's process, the leader of its own group; resolves when it and its output pipes end. */
+  private spawn(
+    run: Run,
+    file: string,
+    args: string[],
+    o: { cwd: string; env: Record<string, string>; onData: (b: Buffer) => void },
+  ): Promise<{ exitCode: number | null; signal: string | null; startError?: string }> {
+    const uid = this.opts.sandbox?.uid;
+    return new Promise((resolve) => {
+      const child = spawn(file, args, {
+        cwd: o.cwd,
+        env: o.env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(uid !== undefined ? { uid, gid: uid } : {}),
+      });
+      this.pgid = child.pid;
+      // A restarted agent stops what its previous life left running (see reapOrphans).
+      if (child.pid) writeFileSync(join(this.opts.dir, 'pgid'), String(child.pid));
+      child.stdout.on('data', o.onData);
+      child.stderr.on('data', o.onData);
+      child.on('error', (e) => resolve({ exitCode: null, signal: null, startError: e.message }));
+      // 'close' waits for the output pipes, so the tail is complete.
+      child.on('close', (code, sig) => resolve({ exitCode: code, signal: sig }));
+      if (this.stoppedFor) this.terminate();
+      const seconds = run.spec.timeoutSeconds;
+      if (seconds) this.timeoutTimer = setTimeout(() => this.stop('timeout'), seconds * 1000);
+    });
+  }
+}
+
+/** The execution's folder: workspace, the KRT_* files, the input and output trees. */
+async function stepFolder(dir: string, run: Run, uid: number | undefined, sandboxed: boolean) {
+  const workspace = join(dir, 'workspace');
+  const meta = join(dir, 'meta');
+  await mkdir(workspace, { recursive: true });
+  await mkdir(meta, { recursive: true });
+  const input = join(dir, 'input');
+  const outputDir = join(dir, 'output');
+  await writeFiles(input, run.spec.inputFiles ?? {});
+  await writeFiles(outputDir, run.spec.outputFiles ?? {});
+  const files = {
+    script: join(meta, 'script'),
+    output: join(meta, 'output'),
+    control: join(meta, 'workflow-control.yaml'),
+    status: join(meta, 'status.yaml'),
+  };
+  await Promise.all([
+    writeFile(files.script, run.spec.script ?? ''),
+    writeFile(files.output, ''),
+    writeFile(files.control, ''),
+    writeFile(files.status, ''),
+  ]);
+  if (sandboxed) {
+    await writeFile(join(meta, 'passwd'), STEP_PASSWD);
+    await writeFile(join(meta, 'group'), STEP_GROUP);
+    // What the step writes is its own; everything else it may only read.
+    if (uid !== undefined)
+      for (const f of [files.output, files.control, files.status, outputDir]) await chownTree(f, uid);
+  }
+  return { workspace, meta, input, outputDir, files };
+}
+
+/** The step's whole environment: the KRT_* contract at `at`, and its own plain variables. */
+function stepEnv(
+  run: Run,
+  at: {
+    workspace: string;
+    output: string;
+    control: string;
+    status: string;
+    input: string;
+    outputDir: string;
+  },
+  sandboxed: boolean,
+): Record<string, string> {
+  return {
+    PATH: sandboxed ? '/usr/local/bin:/usr/bin:/bin' : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
+    HOME: at.workspace,
+    LANG: process.env.LANG ?? 'C.UTF-8',
+    KRT_OUTPUT: at.output,
+    KRUNTIME_OUTPUTS: at.output,
+    KRT_CONTROL: at.control,
+    KRT_STATUS: at.status,
+    KRT_WORKSPACE: at.workspace,
+    KRT_INPUT: at.input,
+    KRT_OUTPUT_DIR: at.outputDir,
+    KRT_RUN: run.metadata.name ?? '',
+    KRT_ATTEMPT: String(run.status?.attempts ?? 1),
+    ...Object.fromEntries(
+      (run.spec.env ?? []).flatMap((e) => (e.valueFrom ? [] : [[e.name, e.value ?? '']])),
+    ),
+  };
 }
 
 /**

@@ -1,0 +1,65 @@
+// Liveness of claimed Runs: this agent's heartbeats for the steps it runs, and the sweep that puts
+// back Runs whose agent went silent (judged on this agent's own clock, from when it last saw them).
+import type { Run } from '../src/api/types.js';
+import { statusCode, statusMessage } from '../src/kube/client.js';
+import type { ResilientInformer } from '../src/kube/informer.js';
+import { mayRequeue } from '../src/runtime/lifecycle.js';
+import { log } from '../src/telemetry/log.js';
+import { key, type AgentState } from './agent-state.js';
+import type { RunWrites } from './run-writes.js';
+
+export class Liveness {
+  constructor(
+    private readonly state: AgentState,
+    private readonly writes: RunWrites,
+    private readonly informers: ResilientInformer<Run>[],
+    private readonly opts: { heartbeatMs: number; staleMs: number; serves: (r: Run) => boolean },
+  ) {}
+
+  /** Heartbeats for executions whose last beat is older than the interval; short steps need none. */
+  async heartbeat(): Promise<void> {
+    const now = new Date().toISOString();
+    const due = Date.now() - this.opts.heartbeatMs * 0.9;
+    await Promise.all(
+      [...this.state.active.entries()]
+        .filter(([, a]) => !a.ending && a.beat <= due)
+        .map(async ([k, a]) => {
+          a.beat = Date.now();
+          try {
+            await this.writes.owned(a.run, a.attempts, [
+              { op: 'replace', path: '/status/heartbeatTime', value: now },
+            ]);
+          } catch (e) {
+            const code = statusCode(e);
+            if (a.ending) return; // the end was reported first
+            if (code === 404 || code === 409 || code === 422) {
+              // The Run was deleted, re-queued or ended by someone else: this execution is not its own.
+              log.warn({ run: k, err: statusMessage(e) }, 'lost the Run; stopping its step');
+              a.lost = true;
+              a.exec.stop('release');
+            }
+          }
+        }),
+    );
+  }
+
+  /** Puts back the Runs of this agent's runtimes whose agent sent no heartbeat for staleMs. */
+  async reapStale(): Promise<void> {
+    const now = new Date();
+    const here = performance.now();
+    for (const inf of this.informers) {
+      const connected = inf.connectedSince();
+      for (const r of inf.list()) {
+        const k = key(r);
+        if (!this.opts.serves(r) || this.state.active.has(k) || this.state.reporting.has(k)) continue;
+        const seen = Math.max(this.state.lastChange.get(k) ?? here, connected);
+        if (mayRequeue(r, now, this.opts.staleMs, here - seen))
+          await this.writes.requeue(
+            r,
+            `agent ${r.status?.assignedTo ?? '?'} sent no heartbeat for ${Math.round(this.opts.staleMs / 1000)}s`,
+            'stale',
+          );
+      }
+    }
+  }
+}

@@ -1,0 +1,76 @@
+// The agent's writes to a Run's status: the optimistic claim (it fails if the Run changed), the
+// owned write (it applies only while this agent holds the same attempt) and the hand-back.
+import * as k8s from '@kubernetes/client-node';
+import type { Run, RunStatus } from '../src/api/types.js';
+import { GROUP, VERSION } from '../src/api/crds.js';
+import { statusCode, statusMessage } from '../src/kube/client.js';
+import { retryTransient } from '../src/kube/retry.js';
+import { requeueStatus } from '../src/runtime/lifecycle.js';
+import { log } from '../src/telemetry/log.js';
+import type { AgentMetrics } from './agent-metrics.js';
+import { key } from './agent-state.js';
+
+export class RunWrites {
+  constructor(
+    private readonly api: k8s.CustomObjectsApi,
+    private readonly identity: string,
+    private readonly metrics: AgentMetrics,
+  ) {}
+
+  private async patchStatus(r: Run, body: object, type: string): Promise<Run> {
+    return (await this.api.patchNamespacedCustomObjectStatus(
+      {
+        group: GROUP,
+        version: VERSION,
+        plural: 'runs',
+        namespace: r.metadata.namespace ?? '',
+        name: r.metadata.name ?? '',
+        body,
+      },
+      k8s.setHeaderOptions('Content-Type', type),
+    )) as Run;
+  }
+
+  /** A merge patch that carries the observed resourceVersion: it fails with 409 if the Run changed. */
+  optimistic(r: Run, status: RunStatus | Record<string, unknown>): Promise<Run> {
+    return this.patchStatus(
+      r,
+      { metadata: { resourceVersion: r.metadata.resourceVersion }, status },
+      k8s.PatchStrategy.MergePatch,
+    );
+  }
+
+  /** A JSON patch that applies only while this agent still holds the same attempt. */
+  owned(r: Run, attempts: number, ops: object[]): Promise<Run> {
+    return this.patchStatus(
+      r,
+      [
+        { op: 'test', path: '/status/assignedTo', value: this.identity },
+        { op: 'test', path: '/status/attempts', value: attempts },
+        { op: 'test', path: '/status/phase', value: 'Running' },
+        ...ops,
+      ],
+      k8s.PatchStrategy.JsonPatch,
+    );
+  }
+
+  /** Back to Pending, attempts kept; a conflict means someone else already acted, which is fine. */
+  async requeue(r: Run, message: string, why: string, attempts?: number): Promise<void> {
+    const status = { ...requeueStatus(r, message), assignedTo: null, startTime: null, heartbeatTime: null };
+    try {
+      if (attempts !== undefined)
+        // Handing back on shutdown: worth a few retries, or the Run waits until it goes stale.
+        await retryTransient(
+          () =>
+            this.owned(r, attempts, [{ op: 'replace', path: '/status', value: requeueStatus(r, message) }]),
+          { deadlineMs: 5000 },
+        );
+      else await this.optimistic(r, status);
+      this.metrics.requeued.inc({ why });
+      log.info({ run: key(r), why }, 're-queued');
+    } catch (e) {
+      if (![404, 409, 422].includes(statusCode(e) ?? 0))
+        log.warn({ run: key(r), err: statusMessage(e) }, 're-queue failed');
+    }
+  }
+}
