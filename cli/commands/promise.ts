@@ -64,42 +64,14 @@ export function promiseCommands(program: Command, globals: Globals): void {
     .command('list')
     .description('the Promises, their APIs and how many of their resources are configured')
     .addOption(outputOption())
-    .action(async (opts: { output: Format }) => {
-      const c = connect(globals());
-      const items = await listPromises(c);
-      if (printStructured(opts.output, { apiVersion: 'v1', kind: 'List', items })) return;
-      const now = new Date();
-      const rows = items.map((p) => [
-        p.metadata.name ?? '',
-        p.status?.api?.kind ?? '-',
-        p.status?.api ? `${p.status.api.group}/${p.status.api.version}` : '-',
-        condition(p, 'Available')?.status ?? 'Unknown',
-        p.status?.summary ?? '-',
-        age(p.metadata.creationTimestamp, now),
-        condition(p, 'Available')?.status === 'True' ? '' : (p.status?.message ?? ''),
-      ]);
-      for (const line of table(['NAME', 'KIND', 'API', 'AVAILABLE', 'CONFIGURED', 'AGE', 'MESSAGE'], rows))
-        console.log(line);
-    });
+    .action(async (opts: { output: Format }) => listAll(connect(globals()), opts.output));
   promise
     .command('get <name>')
     .description('one Promise: its API, its pipelines and its conditions')
     .addOption(outputOption())
-    .action(async (name: string, opts: { output: Format }) => {
-      const c = connect(globals());
-      const p = (await listPromises(c)).find((x) => x.metadata.name === name);
-      if (!p) throw new UsageError(`promise "${name}" not found`);
-      if (printStructured(opts.output, p)) return;
-      const api = p.status?.api;
-      const flows = p.spec.workflows?.resource ?? {};
-      console.log(`Promise/${name}`);
-      console.log(`  API:        ${api ? `${api.kind} (${api.plural}.${api.group}/${api.version})` : '-'}`);
-      console.log(`  Configure:  ${(flows.configure ?? []).map((x) => x.metadata.name).join(' -> ') || '-'}`);
-      console.log(`  Delete:     ${(flows.delete ?? []).map((x) => x.metadata.name).join(', ') || '-'}`);
-      console.log(`  Resources:  ${p.status?.resources ?? 0} (${p.status?.configured ?? 0} configured)`);
-      for (const x of p.status?.conditions ?? [])
-        console.log(`  ${x.type}: ${x.status} (${x.reason ?? ''}) ${x.message ?? ''}`.trimEnd());
-    });
+    .action(async (name: string, opts: { output: Format }) =>
+      describePromise(connect(globals()), name, opts.output),
+    );
 
   const resource = program.command('resource').description('resources of a Promise API');
   resource
@@ -138,4 +110,38 @@ export function promiseCommands(program: Command, globals: Globals): void {
         await new Promise((res) => setTimeout(res, 500));
       }
     });
+}
+
+/** `krt promise list`: the Promises with their APIs and how many resources are configured. */
+async function listAll(c: Connection, output: Format): Promise<void> {
+  const items = await listPromises(c);
+  if (printStructured(output, { apiVersion: 'v1', kind: 'List', items })) return;
+  const now = new Date();
+  const rows = items.map((p) => [
+    p.metadata.name ?? '',
+    p.status?.api?.kind ?? '-',
+    p.status?.api ? `${p.status.api.group}/${p.status.api.version}` : '-',
+    condition(p, 'Available')?.status ?? 'Unknown',
+    p.status?.summary ?? '-',
+    age(p.metadata.creationTimestamp, now),
+    condition(p, 'Available')?.status === 'True' ? '' : (p.status?.message ?? ''),
+  ]);
+  for (const line of table(['NAME', 'KIND', 'API', 'AVAILABLE', 'CONFIGURED', 'AGE', 'MESSAGE'], rows))
+    console.log(line);
+}
+
+/** `krt promise get`: one Promise's API, pipelines and conditions. */
+async function describePromise(c: Connection, name: string, output: Format): Promise<void> {
+  const p = (await listPromises(c)).find((x) => x.metadata.name === name);
+  if (!p) throw new UsageError(`promise "${name}" not found`);
+  if (printStructured(output, p)) return;
+  const api = p.status?.api;
+  const flows = p.spec.workflows?.resource ?? {};
+  console.log(`Promise/${name}`);
+  console.log(`  API:        ${api ? `${api.kind} (${api.plural}.${api.group}/${api.version})` : '-'}`);
+  console.log(`  Configure:  ${(flows.configure ?? []).map((x) => x.metadata.name).join(' -> ') || '-'}`);
+  console.log(`  Delete:     ${(flows.delete ?? []).map((x) => x.metadata.name).join(', ') || '-'}`);
+  console.log(`  Resources:  ${p.status?.resources ?? 0} (${p.status?.configured ?? 0} configured)`);
+  for (const x of p.status?.conditions ?? [])
+    console.log(`  ${x.type}: ${x.status} (${x.reason ?? ''}) ${x.message ?? ''}`.trimEnd());
 }

@@ -34,29 +34,9 @@ export function workflowRunCommands(program: Command, globals: Globals): void {
     .option('-w, --workflow <name>', 'only runs made from this Workflow')
     .option('--all', 'include child runs of call jobs')
     .addOption(outputOption())
-    .action(async (opts: { output: Format; workflow?: string; all?: boolean }) => {
-      const c = connect(globals());
-      let items = await listObjects<WorkflowRun>(
-        c,
-        'workflowruns',
-        opts.workflow ? `${LABEL_WORKFLOW}=${opts.workflow}` : undefined,
-      );
-      if (!opts.all)
-        items = items.filter((w) => !w.metadata.ownerReferences?.some((o) => o.kind === 'WorkflowRun'));
-      if (printStructured(opts.output, { apiVersion: 'v1', kind: 'List', items })) return;
-      const now = new Date();
-      const rows = items.map((w) => [
-        w.metadata.name ?? '',
-        w.metadata.labels?.[LABEL_WORKFLOW] ?? '-',
-        w.status?.phase ?? 'Pending',
-        w.status?.progress ?? '-',
-        duration(w.status?.startedAt, w.status?.finishedAt, now),
-        age(w.metadata.creationTimestamp, now),
-        w.status?.message ?? '',
-      ]);
-      for (const line of table(['NAME', 'WORKFLOW', 'PHASE', 'PROGRESS', 'DURATION', 'AGE', 'MESSAGE'], rows))
-        console.log(line);
-    });
+    .action((opts: { output: Format; workflow?: string; all?: boolean }) =>
+      listRuns(connect(globals()), opts),
+    );
 
   wfr
     .command('cancel <name>')
@@ -79,24 +59,7 @@ export function workflowRunCommands(program: Command, globals: Globals): void {
       'resume a suspended run: removes the suspended label from the run (the root or a child) that holds the suspended job',
     )
     .option('--wait', 'follow the run until it ends, as trigger --wait does')
-    .action(async (name: string, opts: { wait?: boolean }) => {
-      const c = connect(globals());
-      await mustGet<WorkflowRun>(c, 'workflowruns', name);
-      const held = suspendedRuns(await loadTree(c, name));
-      if (held.length === 0) throw new UsageError(`workflowrun ${name} has no suspended job`);
-      for (const r of held) {
-        await c.clients.custom.patchNamespacedCustomObject(
-          {
-            ...crd('workflowruns', c.namespace),
-            name: r.metadata.name ?? '',
-            body: { metadata: { labels: { [LABEL_SUSPENDED]: null } } },
-          },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        );
-        console.log(`workflowrun/${r.metadata.name} resumed`);
-      }
-      if (opts.wait) process.exitCode = await waitForRun(c, name);
-    });
+    .action(async (name: string, opts: { wait?: boolean }) => resume(connect(globals()), name, opts.wait));
   wfr
     .command('watch <name>')
     .description(
@@ -116,6 +79,52 @@ export function workflowRunCommands(program: Command, globals: Globals): void {
       const c = connect(globals());
       await printRunLogs(c, name, Boolean(opts.follow));
     });
+}
+
+/** `krt wfr list`: the namespace's root runs (or all), as a table or a structured list. */
+async function listRuns(
+  c: Connection,
+  opts: { output: Format; workflow?: string; all?: boolean },
+): Promise<void> {
+  let items = await listObjects<WorkflowRun>(
+    c,
+    'workflowruns',
+    opts.workflow ? `${LABEL_WORKFLOW}=${opts.workflow}` : undefined,
+  );
+  if (!opts.all)
+    items = items.filter((w) => !w.metadata.ownerReferences?.some((o) => o.kind === 'WorkflowRun'));
+  if (printStructured(opts.output, { apiVersion: 'v1', kind: 'List', items })) return;
+  const now = new Date();
+  const rows = items.map((w) => [
+    w.metadata.name ?? '',
+    w.metadata.labels?.[LABEL_WORKFLOW] ?? '-',
+    w.status?.phase ?? 'Pending',
+    w.status?.progress ?? '-',
+    duration(w.status?.startedAt, w.status?.finishedAt, now),
+    age(w.metadata.creationTimestamp, now),
+    w.status?.message ?? '',
+  ]);
+  for (const line of table(['NAME', 'WORKFLOW', 'PHASE', 'PROGRESS', 'DURATION', 'AGE', 'MESSAGE'], rows))
+    console.log(line);
+}
+
+/** `krt wfr resume`: removes the suspended label from every run of the tree that holds a suspended job. */
+async function resume(c: Connection, name: string, wait: boolean | undefined): Promise<void> {
+  await mustGet<WorkflowRun>(c, 'workflowruns', name);
+  const held = suspendedRuns(await loadTree(c, name));
+  if (held.length === 0) throw new UsageError(`workflowrun ${name} has no suspended job`);
+  for (const r of held) {
+    await c.clients.custom.patchNamespacedCustomObject(
+      {
+        ...crd('workflowruns', c.namespace),
+        name: r.metadata.name ?? '',
+        body: { metadata: { labels: { [LABEL_SUSPENDED]: null } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    console.log(`workflowrun/${r.metadata.name} resumed`);
+  }
+  if (wait) process.exitCode = await waitForRun(c, name);
 }
 
 export async function printRunLogs(c: Connection, name: string, follow: boolean): Promise<void> {

@@ -1,122 +1,29 @@
-// The one source of truth of the kruntimes.io/v1alpha1 API: these schemas become the CRDs in
+// The one source of truth of the kruntimes.io/v1alpha1 API: these schemas (with their parts in
+// field-schemas.ts, run-schema.ts, container-schema.ts and promise-schema.ts) become the CRDs in
 // config/crd/ and the TypeScript types in types.generated.ts (`npm run gen`; a unit test fails
 // when either is out of date).
-import { JOB_PHASES, RUN_ENDED, RUN_PHASES, WORKFLOWRUN_PHASES } from './phases.js';
+import { JOB_PHASES, RUN_PHASES, WORKFLOWRUN_PHASES } from './phases.js';
 import * as L from '../limits.js';
 import { MSG } from './messages.js';
 import * as P from './patterns.js';
 import { arrayOf, bool, int, keysMatch, mapOf, obj, str, type Schema } from './schema-helpers.js';
 import * as C from './container-schema.js';
+import {
+  conditions,
+  expressionValue,
+  files,
+  outputValues,
+  phase,
+  secretKeySelectorSchema,
+  stepLimitsSchema,
+  stepStatusValues,
+  time,
+  usesSchema,
+  withSchema,
+} from './field-schemas.js';
 
-const expressionValue = (description: string): Schema =>
-  str(`${description} May hold \${{ }} expressions.`, { maxLength: L.MAX_VALUE_LENGTH });
-
-const time = (description: string): Schema => str(description, { format: 'date-time' });
-
-/** Files by relative path (docs/design.md §4: $KRT_INPUT, $KRT_OUTPUT_DIR); bounded in count and bytes. */
-const files = (description: string): Schema =>
-  mapOf(
-    `${description} Keys are relative paths; at most ${L.MAX_FILES} files of ${L.MAX_FILES_BYTES} bytes in all.`,
-    str('The content of the file.', { maxLength: L.MAX_FILES_BYTES }),
-    {
-      maxProperties: L.MAX_FILES,
-      'x-kubernetes-validations': [
-        keysMatch(P.FILE_PATH_PATTERN, 'file paths must match ' + P.FILE_PATH_PATTERN),
-      ],
-    },
-  );
-
-export const conditionSchema: Schema = obj(
-  'A condition in the Kubernetes convention (metav1.Condition).',
-  {
-    type: str('Type of condition in CamelCase, such as Ready or Succeeded.', { maxLength: 316 }),
-    status: str('True, False or Unknown.', { enum: ['True', 'False', 'Unknown'] }),
-    reason: str('Machine-readable CamelCase reason for the last transition.', { maxLength: 1024 }),
-    message: str('Human-readable details about the last transition.', { maxLength: 32768 }),
-    observedGeneration: int('The .metadata.generation this condition was set from.', { minimum: 0 }),
-    lastTransitionTime: time('When the condition last changed status.'),
-  },
-  { required: ['type', 'status'] },
-);
-
-export const conditions: Schema = arrayOf(
-  'Observations of the object, in the Kubernetes convention.',
-  conditionSchema,
-  {
-    maxItems: 16,
-    'x-kubernetes-list-type': 'map',
-    'x-kubernetes-list-map-keys': ['type'],
-  },
-);
-
-const outputValues = (description: string): Schema =>
-  mapOf(description, str('An output value.', { maxLength: L.MAX_OUTPUT_VALUE_LENGTH }), {
-    maxProperties: L.MAX_OUTPUTS,
-  });
-
-/** A Workflow named by a call job or a Pipeline: a DNS-1123 label. */
-export function usesSchema(description: string): Schema {
-  return str(description, { maxLength: L.MAX_LABEL_VALUE_LENGTH, pattern: P.WORKFLOW_NAME_PATTERN });
-}
-
-/**
- * Inputs given to a Workflow. Scalars of any type (inputs are typed string, number or boolean, and
- * GitHub Actions users write `count: 3`): a structural schema cannot say "string, number or boolean"
- * and CEL cannot see a map of untyped values, so the map keeps what it is given and the webhook
- * refuses an object or a list as a value with its own message.
- */
-export function withSchema(description: string): Schema {
-  return obj(description, {}, { maxProperties: L.MAX_INPUTS, 'x-kubernetes-preserve-unknown-fields': true });
-}
-
-/** A Secret's key in the step's own namespace, as a Pod's env[].valueFrom.secretKeyRef names it. */
-export const secretKeySelectorSchema: Schema = obj(
-  'A key of a Secret in the namespace of the run.',
-  {
-    name: str('Name of the Secret.', {
-      minLength: 1,
-      maxLength: L.MAX_OBJECT_NAME_LENGTH,
-      pattern: P.SECRET_NAME_PATTERN,
-    }),
-    key: str('The key of the Secret whose value the variable takes.', {
-      minLength: 1,
-      maxLength: L.MAX_OBJECT_NAME_LENGTH,
-      pattern: P.SECRET_KEY_PATTERN,
-    }),
-    optional: bool('A missing Secret or key gives no variable instead of failing the step.'),
-  },
-  { required: ['name', 'key'] },
-);
-
-/** One variable as a Pod's env lists it: a value, or a Secret's key read when the step starts. */
-export function envVarSchema(valueDescription: string): Schema {
-  return obj(
-    'One variable.',
-    {
-      name: str('Variable name.', { minLength: 1, maxLength: 256, pattern: P.ENV_NAME_PATTERN }),
-      value: str(valueDescription, { maxLength: L.MAX_VALUE_LENGTH }),
-      valueFrom: obj('Where the value comes from when the step starts, instead of value.', {
-        secretKeyRef: secretKeySelectorSchema,
-      }),
-    },
-    { required: ['name'] },
-  );
-}
-
-/**
- * What a step may ask of the sandbox beyond the agent's defaults (issue "steps isolated"); the
- * agent applies at most its own ceiling (`--step-max-*`).
- */
-export const stepLimitsSchema: Schema = obj(
-  "Limits of a step's sandbox, within the ceiling of the agent that runs it.",
-  {
-    processes: int('Processes of the step.', { minimum: 1, maximum: L.MAX_STEP_PROCESSES }),
-    memoryMiB: int('MiB of address space.', { minimum: 1, maximum: L.MAX_STEP_MIB }),
-    fileMiB: int('MiB of the largest file the step may write.', { minimum: 1, maximum: L.MAX_STEP_MIB }),
-    openFiles: int('Open files.', { minimum: 1, maximum: L.MAX_STEP_OPEN_FILES }),
-    workspaceMiB: int('MiB of the workspace and of /tmp, each.', { minimum: 1, maximum: L.MAX_STEP_MIB }),
-  },
-);
+export { conditionSchema, conditions, envVarSchema, usesSchema, withSchema } from './field-schemas.js';
+export { runSpecSchema, runStatusSchema } from './run-schema.js';
 
 export const stepSchema: Schema = obj(
   'One step of an inline job: a script run by the job runtime, or a container (runs-on: kubernetes).',
@@ -346,8 +253,6 @@ export const workflowRunSpecSchema: Schema = obj(
   },
 );
 
-const phase = (description: string, values: string[]): Schema => str(description, { enum: values });
-
 export const jobStatusSchema: Schema = obj('Observed state of one job.', {
   phase: phase('Phase of the job.', JOB_PHASES),
   workflowRunName: str('The child WorkflowRun of a call job.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
@@ -369,12 +274,6 @@ export const jobStatusSchema: Schema = obj('Observed state of one job.', {
   nextRetryAt: time('When a job that asked for retryAfter is executed again.'),
 });
 
-/** What steps wrote to $KRT_STATUS (status.yaml): string values, bounded like outputs. */
-const stepStatusValues = (description: string): Schema =>
-  mapOf(description, str('A value a step wrote.', { maxLength: L.MAX_OUTPUT_VALUE_LENGTH }), {
-    maxProperties: L.MAX_OUTPUTS,
-  });
-
 export const workflowRunStatusSchema: Schema = obj('Observed state of the run.', {
   phase: phase('Phase of the run.', WORKFLOWRUN_PHASES),
   progress: str('Jobs ended out of all jobs, as done/total.', { maxLength: 16 }),
@@ -390,93 +289,6 @@ export const workflowRunStatusSchema: Schema = obj('Observed state of the run.',
   finishedAt: time('When the run ended.'),
   observedGeneration: int('The .metadata.generation last reconciled.', { minimum: 0 }),
 });
-
-export const runSpecSchema: Schema = obj(
-  "One step's execution, claimed by a runtime agent (runtimed).",
-  {
-    runtime: str('Runtime that executes the script, such as bash.', {
-      minLength: 1,
-      maxLength: L.MAX_LABEL_VALUE_LENGTH,
-      pattern: P.RUNTIME_PATTERN,
-    }),
-    script: str('The rendered step script; none when the container runs its command or entrypoint.', {
-      minLength: 1,
-      maxLength: L.MAX_SCRIPT_LENGTH,
-    }),
-    container: C.runContainerSchema,
-    env: arrayOf('Environment variables of the step.', envVarSchema('Variable value.'), {
-      maxItems: L.MAX_ENV_PER_STEP,
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['name'],
-    }),
-    timeoutSeconds: int('Seconds the script may run before it is stopped with phase Timeout.', {
-      minimum: 1,
-      maximum: L.MAX_TIMEOUT_SECONDS,
-    }),
-    limits: stepLimitsSchema,
-    cancelRequested: bool('Set to true to stop the script; cannot be set back to false.'),
-    inputFiles: files('Files the script finds under $KRT_INPUT.'),
-    outputFiles: files(
-      'Files the script finds in $KRT_OUTPUT_DIR: what earlier steps of its run wrote there.',
-    ),
-  },
-  {
-    required: ['runtime'],
-    'x-kubernetes-validations': [
-      {
-        rule: '!has(oldSelf.cancelRequested) || !oldSelf.cancelRequested || (has(self.cancelRequested) && self.cancelRequested)',
-        message: MSG.cancelOneWay,
-      },
-      {
-        rule: 'has(self.script) == has(oldSelf.script) && (!has(self.script) || self.script == oldSelf.script)',
-        message: MSG.scriptImmutable,
-      },
-      {
-        rule: 'has(self.container) == has(oldSelf.container) && (!has(self.container) || self.container == oldSelf.container)',
-        message: MSG.containerImmutable,
-      },
-      { rule: 'has(self.script) || has(self.container)', message: MSG.runNeedsScript },
-    ],
-  },
-);
-
-export const runStatusSchema: Schema = obj(
-  'Observed state of the Run.',
-  {
-    phase: phase('Phase of the Run.', RUN_PHASES),
-    assignedTo: str('Identity of the agent that claimed the Run.', { maxLength: L.MAX_OBJECT_NAME_LENGTH }),
-    attempts: int('Times the Run was claimed.', { minimum: 0 }),
-    startTime: time('When the script started.'),
-    completionTime: time('When the script ended.'),
-    heartbeatTime: time('Last sign of life from the agent running it.'),
-    exitCode: int('Exit code of the script.'),
-    reason: str('Machine-readable reason of the phase, such as NonZeroExit or OutputsTooLarge.', {
-      maxLength: 128,
-    }),
-    message: str('Human-readable details.', { maxLength: 32768 }),
-    outputs: outputValues('Outputs the script wrote to $KRT_OUTPUT.'),
-    logTail: str('The last few KiB of output; full logs stay with runtimed.', {
-      maxLength: L.MAX_LOG_TAIL_BYTES,
-    }),
-    control: obj('Workflow control the script wrote to $KRT_CONTROL.', {
-      suspend: bool('Suspend the job until the suspend label is removed.'),
-      retryAfter: str('Re-execute the job after this duration, such as 10m.', { maxLength: 32 }),
-      message: str('Why.', { maxLength: 32768 }),
-    }),
-    stepStatus: stepStatusValues('What the script wrote to $KRT_STATUS (status.yaml).'),
-    outputFiles: files('The files in $KRT_OUTPUT_DIR when the script ended (Kubernetes manifests).'),
-  },
-  {
-    // One stable terminal phase: an agent that finishes late cannot overwrite a cancellation or a
-    // re-queued attempt's result (docs/design.md §3).
-    'x-kubernetes-validations': [
-      {
-        rule: `!has(oldSelf.phase) || !(oldSelf.phase in [${RUN_ENDED.map((p) => `'${p}'`).join(', ')}]) || (has(self.phase) && self.phase == oldSelf.phase)`,
-        message: MSG.runPhaseFinal,
-      },
-    ],
-  },
-);
 
 /** The root of a custom resource with spec and status. */
 export function rootSchema(
