@@ -13,7 +13,7 @@ import { isDeterministicRefusal, isNamespaceTerminating } from '../src/kube/retr
 import { LABEL_RESOURCE_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { planResourceWorkflow, type ResourceAction } from '../src/plan/resource.js';
 import { planResourceDeletion } from '../src/plan/resource-delete.js';
-import { writtenStatus } from '../src/plan/outputs.js';
+import { writtenStatus } from '../src/plan/run-outputs.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { workflowRunFiles } from '../src/promise/files.js';
 import type { EventRecorder } from './events.js';

@@ -10,7 +10,7 @@ import { crd, statusCode, statusMessage } from '../src/kube/client.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
 import { LABEL_PARENT_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
-import { ownerReference } from '../src/plan/objects.js';
+import { ownerReference } from '../src/plan/build-objects.js';
 import { NO_AGENT } from '../src/runtime/agents.js';
 import { planWorkflowRun, withFailedJobs, type Action, type Observed } from '../src/plan/workflowrun.js';
 import { log } from '../src/telemetry/log.js';

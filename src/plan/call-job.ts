@@ -9,8 +9,8 @@ import { isScalar } from '../helpers.js';
 import { childWorkflowRunName } from '../names.js';
 import { withValueErrors } from '../render/inputs.js';
 import { materialize, resolveInputs } from '../render/materialize.js';
-import { buildChild } from './objects.js';
-import { runOutputs } from './outputs.js';
+import { buildChild } from './build-objects.js';
+import { runOutputs } from './run-outputs.js';
 import type { CallJobCtx, Observed } from './run-plan.js';
 
 export function callJob(

@@ -9,7 +9,7 @@ import { runName } from '../names.js';
 import { seedFiles } from '../promise/files.js';
 import { NO_AGENT, noAgentMessage } from '../runtime/agents.js';
 import { renderScript } from '../shell/render.js';
-import { buildRun, runContainer, type RunEnv } from './objects.js';
+import { buildRun, runContainer, type RunEnv } from './build-objects.js';
 import type { InlineJobCtx, Observed } from './run-plan.js';
 import { decide, suspends, type Decision } from './suspension.js';
 

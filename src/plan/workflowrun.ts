@@ -11,7 +11,7 @@ import { snapshotName } from '../names.js';
 import { callJob } from './call-job.js';
 import { succeededCondition } from './conditions.js';
 import { inlineJob } from './inline-job.js';
-import { runOutputs, stepStatusOf } from './outputs.js';
+import { runOutputs, stepStatusOf } from './run-outputs.js';
 import type { Action, Observed, Plan } from './run-plan.js';
 
 export type { Action, Observed, Plan } from './run-plan.js';
