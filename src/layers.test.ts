@@ -57,4 +57,31 @@ describe('the layers of src/', () => {
     }
     expect(wrong).toEqual([]);
   });
+
+  it('has no import cycle between files (type-only imports aside: they are gone at run time)', () => {
+    const deps = new Map<string, string[]>();
+    for (const file of all) {
+      const text = readFileSync(file, 'utf8');
+      const targets = [...text.matchAll(/^(?:import|export) (?!type )[^;]*?from '(\.{1,2}\/[^']+)'/gms)].map(
+        (m) => resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')),
+      );
+      deps.set(file, targets);
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const path: string[] = [];
+    const visit = (f: string) => {
+      state.set(f, 'open');
+      path.push(f);
+      for (const d of deps.get(f) ?? []) {
+        if (state.get(d) === 'open')
+          cycles.push([...path.slice(path.indexOf(d)), d].map((x) => relative(src, x)).join(' -> '));
+        else if (!state.has(d) && deps.has(d)) visit(d);
+      }
+      path.pop();
+      state.set(f, 'done');
+    };
+    for (const f of all) if (!state.has(f)) visit(f);
+    expect(cycles).toEqual([]);
+  });
 });
