@@ -37,6 +37,8 @@ export const LABEL_WORKFLOW_ROUND = 'kruntimes.io/workflow-round';
 export const LABEL_WORKFLOW_TYPE = 'kruntimes.io/workflow-type';
 /** On a delete pipeline's WorkflowRun: which attempt of its round it is. */
 export const LABEL_DELETE_ATTEMPT = 'kruntimes.io/delete-attempt';
+/** On a configure pipeline's WorkflowRun: its attempt in the round (jobOptions.backoffLimit retries). */
+export const LABEL_PIPELINE_ATTEMPT = 'kruntimes.io/pipeline-attempt';
 /** On a resource while its Promise has a delete pipeline: deletion waits for that pipeline. */
 export const FINALIZER_DELETE_WORKFLOW = 'kruntimes.io/delete-workflow';
 /** On a resource with Works: deletion removes them and what they applied first. */

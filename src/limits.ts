@@ -51,6 +51,11 @@ export const MAX_FILES_BYTES = 256 * 1024;
 export const DEFAULT_RECONCILE_INTERVAL = '10h';
 /** Retries of a failed delete pipeline: a Kubernetes Job's default backoffLimit. */
 export const DEFAULT_DELETE_BACKOFF_LIMIT = 6;
+/** The most retries a pipeline's jobOptions.backoffLimit may ask for. */
+export const MAX_PIPELINE_BACKOFF_LIMIT = 10;
+/** The wait before a failed pipeline runs again: this, doubling with each attempt, up to the max. */
+export const PIPELINE_BACKOFF_BASE_MS = 5_000;
+export const PIPELINE_BACKOFF_MAX_MS = 300_000;
 /** A Promise's configure workflow may hold at most this many pipelines (they run one by one). */
 export const MAX_PIPELINES = 10;
 /**

@@ -61,8 +61,15 @@ export function pipelineRunName(
   pipeline: string,
   round: number,
   deleteAttempt?: number,
+  /** A configure pipeline's attempt in its round; the first keeps the round's name. */
+  configureAttempt = 1,
 ): string {
-  const seed = deleteAttempt === undefined ? `${round}` : `delete/${round}/${deleteAttempt}`;
+  const seed =
+    deleteAttempt !== undefined
+      ? `delete/${round}/${deleteAttempt}`
+      : configureAttempt > 1
+        ? `${round}/a${configureAttempt}`
+        : `${round}`;
   return boundedName(`${resource}-${pipeline}-${sha256Hex(`${uid}/${seed}`).slice(0, 5)}`);
 }
 

@@ -57,6 +57,12 @@ export const pipelineSchema: Schema = obj(
           { minItems: 1, maxItems: L.MAX_STEPS_PER_JOB },
         ),
         volumes: C.volumesSchema,
+        jobOptions: obj('How a failed run of the pipeline is retried, as Kratix sets its Job.', {
+          backoffLimit: int(
+            `Times a failed run of the pipeline runs again (a new WorkflowRun, after ${L.PIPELINE_BACKOFF_BASE_MS / 1000}s doubling up to ${L.PIPELINE_BACKOFF_MAX_MS / 1000}s) before the workflow halts; default 0 for configure, spec.workflows.resource.deleteBackoffLimit for delete.`,
+            { minimum: 0, maximum: L.MAX_PIPELINE_BACKOFF_LIMIT },
+          ),
+        }),
         uses: usesSchema(
           'Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.',
         ),

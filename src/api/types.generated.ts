@@ -1590,6 +1590,15 @@ export interface Pipeline {
       };
     }[];
     /**
+     * How a failed run of the pipeline is retried, as Kratix sets its Job.
+     */
+    jobOptions?: {
+      /**
+       * Times a failed run of the pipeline runs again (a new WorkflowRun, after 5s doubling up to 300s) before the workflow halts; default 0 for configure, spec.workflows.resource.deleteBackoffLimit for delete.
+       */
+      backoffLimit?: number;
+    };
+    /**
      * Name of a Workflow in the Promise spec.workflowNamespace, run with the inputs of with.
      */
     uses?: string;

@@ -246,7 +246,10 @@ function followDeleteRun(
   }
   if (phase !== 'Failed' && phase !== 'Cancelled')
     return { ...d, phase: 'Running', workflowRunName: run.metadata.name };
-  const limit = o.promise.spec.workflows?.resource?.deleteBackoffLimit ?? DEFAULT_DELETE_BACKOFF_LIMIT;
+  const limit =
+    deletePipeline(o.promise)?.spec.jobOptions?.backoffLimit ??
+    o.promise.spec.workflows?.resource?.deleteBackoffLimit ??
+    DEFAULT_DELETE_BACKOFF_LIMIT;
   const why = run.status?.message ?? `run ${phase}`;
   if ((d.attempt ?? 1) <= limit && d.phase !== 'Failed') return c.start(d.round ?? 1, (d.attempt ?? 1) + 1);
   if (d.phase === 'Failed' && c.changed) return c.start((d.round ?? 0) + 1, 1);

@@ -39,16 +39,8 @@ export function resourceStatus(
       : state === 'failed'
         ? cond('ConfigureWorkflowCompleted', 'False', 'ConfigureWorkflowFailed', message)
         : cond('ConfigureWorkflowCompleted', 'False', 'PipelinesInProgress', message);
-  const reconciled =
-    state === 'succeeded'
-      ? cond('Reconciled', 'True', 'Reconciled', 'the configure workflow succeeded')
-      : state === 'suspended'
-        ? // Unknown, as Kratix says it: a suspended workflow has not failed, it waits.
-          cond('Reconciled', 'Unknown', 'WorkflowSuspended', message)
-        : state === 'failed'
-          ? cond('Reconciled', 'False', 'WorkflowFailed', message)
-          : cond('Reconciled', 'Unknown', 'WorkflowRunning', message);
   const works = worksCondition(o, entries, cond);
+  const reconciled = reconciledCondition(state, works, message, cond);
   const ready =
     configure.status === 'True' && works.status === 'True'
       ? cond('Ready', 'True', 'Ready', message)
@@ -60,8 +52,10 @@ export function resourceStatus(
         );
   const out: ResourceStatus = { ...prev, ...written.free };
   out.kruntimes = { workflows };
-  out.message = message;
-  out.conditions = [configure, reconciled, works, ready];
+  // Suspended: the control's message stays on the pipeline's entry and the conditions (kubectl
+  // describe); a message the pipeline wrote to status.yaml is what kubectl get shows (R8).
+  out.message = (state === 'suspended' && written.held) || message;
+  out.conditions = [configure, works, reconciled, ready];
   // Shown only while it holds: the label says why nothing new starts.
   if (paused)
     out.conditions.push(
@@ -76,11 +70,48 @@ export function resourceStatus(
   return out;
 }
 
-function worksCondition(
-  o: ResourceObserved,
-  entries: PipelineStatus[],
-  cond: (type: string, status: Condition['status'], reason: string, text: string) => Condition,
-): Condition {
+type Cond = (type: string, status: Condition['status'], reason: string, text: string) => Condition;
+
+/**
+ * Reconciled, with Kratix's reasons: Unknown while the workflow runs (WorkflowPending) or its Works
+ * are applied (WorksPending), False when it failed (ConfigureWorkflowFailed) or a Work fails
+ * (WorksFailing), True when both are done. Suspended is Unknown too: waiting, not failed.
+ */
+function reconciledCondition(state: State, works: Condition, message: string, cond: Cond): Condition {
+  if (state === 'suspended') return cond('Reconciled', 'Unknown', 'WorkflowSuspended', message);
+  if (state === 'failed') return cond('Reconciled', 'False', 'ConfigureWorkflowFailed', message);
+  if (state !== 'succeeded') return cond('Reconciled', 'Unknown', 'WorkflowPending', message);
+  if (works.status === 'False') return cond('Reconciled', 'False', 'WorksFailing', works.message ?? '');
+  if (works.status === 'Unknown') return cond('Reconciled', 'Unknown', 'WorksPending', works.message ?? '');
+  return cond(
+    'Reconciled',
+    'True',
+    'Reconciled',
+    'the configure workflow succeeded and its Works are applied',
+  );
+}
+
+/** Events of the conditions that health checks follow, when they change (Kratix's names). */
+export function announceConditions(
+  before: Condition[] | undefined,
+  after: Condition[] | undefined,
+  actions: ResourceAction[],
+): void {
+  const was = (type: string) => before?.find((c) => c.type === type);
+  for (const c of after ?? []) {
+    const old = was(c.type);
+    if (old?.status === c.status && old.reason === c.reason) continue;
+    const event = (eventType: 'Normal' | 'Warning', reason: string) =>
+      actions.push({ type: 'event', eventType, reason, message: c.message ?? '' });
+    if (c.type === 'WorksSucceeded' && c.status === 'False') event('Warning', 'WorksFailing');
+    if (c.type === 'WorksSucceeded' && c.status === 'True' && old?.status !== 'True')
+      event('Normal', 'WorksSucceeded');
+    if (c.type === 'Reconciled' && c.status === 'True' && old?.status !== 'True')
+      event('Normal', 'ReconcileSucceeded');
+  }
+}
+
+function worksCondition(o: ResourceObserved, entries: PipelineStatus[], cond: Cond): Condition {
   const names = new Set(entries.map((e) => e.name));
   const works = o.works.filter((w) => names.has(w.spec.pipeline));
   const failed = works.find((w) =>
@@ -90,7 +121,7 @@ function worksCondition(
     return cond(
       'WorksSucceeded',
       'False',
-      'WorksFailed',
+      'WorksFailing',
       `Work "${failed.metadata.name}": ${failed.status?.message ?? ''}`,
     );
   const pending = works.find(
@@ -105,7 +136,7 @@ function worksCondition(
       'WorksPending',
       `Work "${pending.metadata.name}" is being applied`,
     );
-  return cond('WorksSucceeded', 'True', 'WorksApplied', `${works.length} Work(s) applied`);
+  return cond('WorksSucceeded', 'True', 'WorksSucceeded', `${works.length} Work(s) applied`);
 }
 
 /** Events on the resource for each pipeline start, success, suspension, retry and failure. */
@@ -147,6 +178,12 @@ export function announce(
           ? `pipeline "${p.name}" runs again at ${p.nextRetryAt} (attempt ${p.attempts ?? 1}): ${p.message ?? ''}`
           : `pipeline "${p.name}" is suspended: ${p.message ?? ''}`,
       );
+    else if (p.phase === 'Running' && p.nextRetryAt)
+      event(
+        'Warning',
+        'PipelineRetryScheduled',
+        `pipeline "${p.name}" ${p.message ?? 'failed'}; runs again at ${p.nextRetryAt} (backoffLimit)`,
+      );
   }
 }
 
@@ -154,18 +191,23 @@ export function announce(
 function writtenByPipelines(
   o: ResourceObserved,
   entries: PipelineStatus[],
-): { free: Record<string, unknown>; message?: string } {
+): { free: Record<string, unknown>; message?: string; held?: string } {
   const current = new Set(entries.map((e) => e.workflowRunName));
   const free: Record<string, unknown> = {};
   let message: string | undefined;
+  let held: string | undefined;
   for (const e of entries) {
     const run = o.runs.find((r) => r.metadata.name === e.workflowRunName);
-    if (!run || !current.has(run.metadata.name) || run.status?.phase !== 'Succeeded') continue;
-    for (const [k, v] of Object.entries(run.status.stepStatus ?? {}))
+    if (!run || !current.has(run.metadata.name)) continue;
+    // A suspended pipeline's steps ran: what they wrote counts, its message before the control's (R8).
+    const phase = run.status?.phase;
+    if (phase !== 'Succeeded' && !(phase === 'Suspended' && e.phase === 'Suspended')) continue;
+    for (const [k, v] of Object.entries(run.status?.stepStatus ?? {}))
       if (!RESERVED_STATUS_KEYS.has(k)) free[k] = v;
-    if (run.status.message) message = run.status.message;
+    if (phase === 'Suspended') held = o.statusMessageOf?.(run);
+    else if (run.status?.message) message = run.status.message;
   }
-  return { free, message };
+  return { free, message, held };
 }
 
 /** The message `kubectl get` shows: what went wrong or waits first, then what a pipeline wrote. */

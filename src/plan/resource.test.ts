@@ -1,10 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import type { Pipeline, PromiseObject, ResourceObject, Workflow, WorkflowRun } from '../api/types.js';
+import type { Work, Pipeline, PromiseObject, ResourceObject, Workflow, WorkflowRun } from '../api/types.js';
 import {
   LABEL_MANUAL_RECONCILIATION,
   LABEL_PAUSED,
   LABEL_PIPELINE,
+  LABEL_PIPELINE_ATTEMPT,
   LABEL_SUSPENDED,
   LABEL_WORKFLOW_HASH,
   LABEL_WORKFLOW_ROUND,
@@ -215,6 +216,29 @@ describe('planResourceWorkflow', () => {
     expect(p2.status.observedGeneration).toBe(2);
   });
 
+  it('suspended: kubectl get shows what the pipeline wrote to status.yaml, describe the control message', () => {
+    const p1 = planResourceWorkflow(observe());
+    const created = creates(p1.actions)[0]?.run as WorkflowRun;
+    const held = ran(created, 'Suspended', {
+      jobs: { main: { phase: 'Suspended', message: 'waiting for approval', attempts: 1 } },
+      stepStatus: { ticket: 'OPS-12' },
+    });
+    const wrote = (run: WorkflowRun) =>
+      run.metadata.name === held.metadata.name ? 'approval requested in OPS-12' : undefined;
+    const p2 = planResourceWorkflow(
+      observe({ resource: applied(resource(), p1), runs: [held], statusMessageOf: wrote }),
+    );
+    expect(p2.status.message).toBe('approval requested in OPS-12');
+    expect(p2.status.ticket).toBe('OPS-12');
+    expect(p2.status.kruntimes?.workflows?.pipelines?.[0]?.message).toBe('waiting for approval');
+    expect(p2.status.conditions?.find((c) => c.type === 'Reconciled')?.message).toContain(
+      'waiting for approval',
+    );
+    // Without a status.yaml message, kubectl get says which pipeline is suspended and why.
+    const p3 = planResourceWorkflow(observe({ resource: applied(resource(), p1), runs: [held] }));
+    expect(p3.status.message).toMatch(/^pipeline "\w+" is suspended: waiting for approval$/);
+  });
+
   it('suspended: the resource is labelled first; removing the label resumes that pipeline; a new reconcile restarts', () => {
     let r = resource();
     const p1 = planResourceWorkflow(observe({ resource: r }));
@@ -300,6 +324,124 @@ describe('planResourceWorkflow', () => {
     expect(
       creates(due.actions).map((c) => [c.pipeline, c.run.metadata.labels?.[LABEL_WORKFLOW_ROUND]]),
     ).toEqual([['a', '2']]);
+  });
+
+  it("says its Works' state with Kratix's conditions, reasons and Events", () => {
+    const { r, runs } = succeededRound();
+    const work = (applied: 'True' | 'False' | undefined): Work => ({
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Work',
+      metadata: { name: 'w', generation: 1 },
+      spec: { pipeline: 'a', workflowRunName: runs[0]?.metadata.name ?? '', objects: [] },
+      status: applied
+        ? {
+            observedGeneration: 1,
+            message: applied === 'False' ? 'ConfigMap ns/c: forbidden' : 'applied',
+            conditions: [{ type: 'Applied', status: applied, reason: 'x', message: '' }],
+          }
+        : {},
+    });
+    const cond = (p: ReturnType<typeof planResourceWorkflow>, type: string) =>
+      p.status.conditions?.find((c) => c.type === type);
+    const events = (p: ReturnType<typeof planResourceWorkflow>) =>
+      p.actions.flatMap((a) => (a.type === 'event' ? [`${a.eventType} ${a.reason}`] : []));
+    const pending = planResourceWorkflow(observe({ resource: r, runs, works: [work(undefined)] }));
+    expect(cond(pending, 'WorksSucceeded')).toMatchObject({ status: 'Unknown', reason: 'WorksPending' });
+    expect(cond(pending, 'Reconciled')).toMatchObject({ status: 'Unknown', reason: 'WorksPending' });
+    const failing = planResourceWorkflow(
+      observe({ resource: applied(r, pending), runs, works: [work('False')] }),
+    );
+    expect(cond(failing, 'WorksSucceeded')).toMatchObject({
+      status: 'False',
+      reason: 'WorksFailing',
+      message: 'Work "w": ConfigMap ns/c: forbidden',
+    });
+    expect(cond(failing, 'Reconciled')).toMatchObject({ status: 'False', reason: 'WorksFailing' });
+    expect(events(failing)).toEqual(['Warning WorksFailing']);
+    const fixed = planResourceWorkflow(
+      observe({ resource: applied(r, failing), runs, works: [work('True')] }),
+    );
+    expect(cond(fixed, 'WorksSucceeded')).toMatchObject({ status: 'True', reason: 'WorksSucceeded' });
+    expect(cond(fixed, 'Reconciled')).toMatchObject({ status: 'True', reason: 'Reconciled' });
+    expect(events(fixed)).toEqual(['Normal WorksSucceeded', 'Normal ReconcileSucceeded']);
+    // Said once: the next plan over the same state announces nothing.
+    expect(
+      events(planResourceWorkflow(observe({ resource: applied(r, fixed), runs, works: [work('True')] }))),
+    ).toEqual([]);
+  });
+
+  it('retries a failed pipeline up to its jobOptions.backoffLimit, waiting longer each time, then halts', () => {
+    const limited = promise({
+      workflows: {
+        resource: {
+          configure: [{ ...pipeline('a'), spec: { ...pipeline('a').spec, jobOptions: { backoffLimit: 2 } } }],
+        },
+      },
+    });
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r, promise: limited }));
+    r = applied(r, p1);
+    const first = creates(p1.actions)[0]?.run as WorkflowRun;
+    const failedAt = (run: WorkflowRun, at: Date): WorkflowRun =>
+      ran(run, 'Failed', {
+        message: 'job "main" failed: step "main" failed with exit code 1',
+        finishedAt: at.toISOString(),
+      });
+    const a1 = failedAt(first, later(1000));
+    // Attempt 1 failed: the pipeline waits 5 s, still running, and says when it goes again.
+    const p2 = planResourceWorkflow(observe({ resource: r, promise: limited, runs: [a1], now: later(2000) }));
+    expect(creates(p2.actions)).toHaveLength(0);
+    expect(p2.status.kruntimes?.workflows?.phase).toBe('Running');
+    expect(p2.status.kruntimes?.workflows?.pipelines?.[0]).toMatchObject({
+      phase: 'Running',
+      attempts: 1,
+      nextRetryAt: later(6000).toISOString(),
+      message: 'attempt 1 failed: job "main" failed: step "main" failed with exit code 1',
+    });
+    expect(p2.requeueAfter).toBe(4000);
+    expect(p2.actions).toContainEqual(
+      expect.objectContaining({ type: 'event', reason: 'PipelineRetryScheduled' }),
+    );
+    r = applied(r, p2);
+    // Its time comes: attempt 2 is a new run of the same round, labelled and named apart.
+    const p3 = planResourceWorkflow(observe({ resource: r, promise: limited, runs: [a1], now: later(6000) }));
+    const second = creates(p3.actions)[0]?.run as WorkflowRun;
+    expect(second.metadata.labels?.[LABEL_PIPELINE_ATTEMPT]).toBe('2');
+    expect(second.metadata.labels?.[LABEL_WORKFLOW_ROUND]).toBe('1');
+    expect(second.metadata.name).not.toBe(first.metadata.name);
+    expect(p3.status.kruntimes?.workflows?.pipelines?.[0]).toMatchObject({ phase: 'Running', attempts: 2 });
+    r = applied(r, p3);
+    // Attempt 2 fails: the wait doubles to 10 s.
+    const a2 = failedAt(second, later(7000));
+    const p4 = planResourceWorkflow(
+      observe({ resource: r, promise: limited, runs: [a1, a2], now: later(7000) }),
+    );
+    expect(p4.status.kruntimes?.workflows?.pipelines?.[0]?.nextRetryAt).toBe(later(17000).toISOString());
+    r = applied(r, p4);
+    const p5 = planResourceWorkflow(
+      observe({ resource: r, promise: limited, runs: [a1, a2], now: later(17000) }),
+    );
+    const third = creates(p5.actions)[0]?.run as WorkflowRun;
+    expect(third.metadata.labels?.[LABEL_PIPELINE_ATTEMPT]).toBe('3');
+    r = applied(r, p5);
+    // The last attempt the limit allows fails: the workflow halts as without a limit.
+    const a3 = failedAt(third, later(18000));
+    const p6 = planResourceWorkflow(
+      observe({ resource: r, promise: limited, runs: [a1, a2, a3], now: later(18000) }),
+    );
+    expect(creates(p6.actions)).toHaveLength(0);
+    expect(p6.status.kruntimes?.workflows?.phase).toBe('Failed');
+    expect(p6.status.kruntimes?.workflows?.pipelines?.[0]).toMatchObject({ phase: 'Failed', attempts: 3 });
+  });
+
+  it('without a backoffLimit a failed pipeline halts the workflow at once', () => {
+    let r = resource();
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Failed', { message: 'x' });
+    expect(a.metadata.labels?.[LABEL_PIPELINE_ATTEMPT]).toBe('1');
+    const p2 = planResourceWorkflow(observe({ resource: r, runs: [a] }));
+    expect(p2.status.kruntimes?.workflows?.phase).toBe('Failed');
   });
 
   it('a change of the Promise spec runs the workflow again; an unchanged one does not', () => {

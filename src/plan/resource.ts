@@ -42,7 +42,8 @@ import {
   type ResourcePlan,
   type State,
 } from './resource-plan.js';
-import { announce, resourceStatus } from './resource-status.js';
+import { announce, announceConditions, resourceStatus } from './resource-status.js';
+import { attemptOf, backoffLimitOf, entryOf, phaseText, stateOf } from './resource-pipelines.js';
 
 export {
   notingMissingWorkflows,
@@ -52,11 +53,8 @@ export {
   type ResourcePlan,
 } from './resource-plan.js';
 
-type Phase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Suspended' | 'Cancelled';
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 const roundOf = (r: WorkflowRun) => Number(r.metadata.labels?.[LABEL_WORKFLOW_ROUND] ?? 0) || 0;
-
 export const planResourceWorkflow = notingMissingWorkflows(planConfigure);
 
 function planConfigure(observed: ResourceObserved): ResourcePlan {
@@ -100,6 +98,17 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
     const e = r.entries[i];
     if (e && !r.runOf.get(e.name ?? '') && (e.phase === 'Pending' || e.phase === 'Running'))
       startPipeline(o, i, r.round, workflows.hash ?? hash, r.entries, r.runOf, actions);
+    else if (e?.phase === 'Running' && e.nextRetryAt && o.now.getTime() >= Date.parse(e.nextRetryAt))
+      startPipeline(
+        o,
+        i,
+        r.round,
+        workflows.hash ?? hash,
+        r.entries,
+        r.runOf,
+        actions,
+        (e.attempts ?? 1) + 1,
+      );
     state = stateOf(r.round, r.entries);
   }
   suspendedLabel(state, r, labels[LABEL_SUSPENDED] === 'true', paused, setLabels, actions);
@@ -111,11 +120,15 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
   const ended = finish(workflows, state, r, recorded, now);
   const status = resourceStatus(o, state, workflows, observedGeneration, trigger && active, paused);
   announce(recorded, workflows, actions);
+  announceConditions(resource.status?.conditions, status.conditions, actions);
   const plan: ResourcePlan = { status: JSON.parse(JSON.stringify(status)) as ResourceStatus, actions };
   if (ended && pipelines.length > 0 && !paused) {
     const at = Date.parse(workflows.completedAt ?? now) + interval - o.now.getTime();
     plan.requeueAfter = Math.min(Math.max(0, at), DAY_MS);
   }
+  const retry = r.entries.find((e) => e.phase === 'Running' && e.nextRetryAt);
+  if (retry && !paused)
+    plan.requeueAfter = Math.max(0, Date.parse(retry.nextRetryAt ?? '') - o.now.getTime());
   return plan;
 }
 
@@ -137,7 +150,8 @@ function currentRound(o: ResourceObserved, pipelines: Pipeline[], recorded: Reso
   // The round is the later of the recorded one and any run's: a crash between creating a run and
   // recording it loses nothing.
   const round = Math.max(recorded.round ?? 0, ...o.runs.map(roundOf));
-  const inRound = o.runs.filter((r) => roundOf(r) === round);
+  const inRound = o.runs.filter((r) => roundOf(r) === round).sort((a, b) => attemptOf(a) - attemptOf(b));
+  // A pipeline retried by its backoffLimit has a run per attempt: the latest is the one that counts.
   const runOf = new Map(inRound.map((r) => [r.metadata.labels?.[LABEL_PIPELINE] ?? '', r]));
   const fresh = round !== (recorded.round ?? 0);
   const names =
@@ -152,7 +166,7 @@ function currentRound(o: ResourceObserved, pipelines: Pipeline[], recorded: Reso
     startedAt: inRound[0]?.metadata.creationTimestamp?.toString(),
     runOf,
     before,
-    entries: names.map((n) => entryOf(n, runOf.get(n), before.get(n))),
+    entries: names.map((n) => entryOf(n, runOf.get(n), before.get(n), backoffLimitOf(pipelines, n))),
   };
 }
 
@@ -275,44 +289,6 @@ function intervalMs(promise: PromiseObject, fallback?: string): number {
   return 10 * 60 * 60 * 1000;
 }
 
-function stateOf(round: number, entries: PipelineStatus[]): State {
-  if (round === 0) return 'none';
-  if (entries.some((e) => e.phase === 'Failed' || e.phase === 'Cancelled')) return 'failed';
-  if (entries.some((e) => e.phase === 'Suspended')) return 'suspended';
-  if (entries.length > 0 && entries.every((e) => e.phase === 'Succeeded')) return 'succeeded';
-  return 'running';
-}
-
-function phaseText(state: State): string {
-  return {
-    none: 'Pending',
-    running: 'Running',
-    suspended: 'Suspended',
-    failed: 'Failed',
-    succeeded: 'Succeeded',
-  }[state];
-}
-
-/** A pipeline's entry from its run, or what was recorded when the run is not (or no longer) seen. */
-function entryOf(
-  name: string,
-  run: WorkflowRun | undefined,
-  recorded: PipelineStatus | undefined,
-): PipelineStatus {
-  if (!run) return recorded ?? { name, phase: 'Pending' };
-  const s = run.status ?? {};
-  const phase: Phase = (s.phase === 'Pending' || !s.phase ? 'Running' : s.phase) as Phase;
-  const jobs = Object.values(s.jobs ?? {});
-  const suspended = jobs.find((j) => j.phase === 'Suspended');
-  const attempts = Math.max(0, ...jobs.map((j) => j.attempts ?? 0));
-  const entry: PipelineStatus = { name, phase, workflowRunName: run.metadata.name };
-  if (attempts > 1 || suspended) entry.attempts = attempts;
-  if (suspended?.nextRetryAt) entry.nextRetryAt = suspended.nextRetryAt;
-  if (phase === 'Suspended') entry.message = suspended?.message ?? s.message;
-  else if (phase === 'Failed' || phase === 'Cancelled') entry.message = s.message;
-  return entry;
-}
-
 /** Creates the WorkflowRun of pipeline `i`, with what the pipelines before it wrote. */
 function startPipeline(
   o: ResourceObserved,
@@ -322,6 +298,7 @@ function startPipeline(
   entries: PipelineStatus[],
   runOf: Map<string, WorkflowRun>,
   actions: ResourceAction[],
+  attempt = 1,
 ): void {
   const pipelines = configurePipelines(o.promise);
   const entry = entries[i] as PipelineStatus;
@@ -344,12 +321,27 @@ function startPipeline(
     const run = runOf.get(e.name ?? '');
     if (run) earlier[e.name ?? ''] = o.filesOf(run);
   }
-  const run = buildPipelineRun(o.resource, o.promise, pipeline, round, hash, earlier, o.workflow);
+  const run = buildPipelineRun(
+    o.resource,
+    o.promise,
+    pipeline,
+    round,
+    hash,
+    earlier,
+    o.workflow,
+    undefined,
+    attempt,
+  );
   if ('error' in run && typeof run.error === 'string') {
     entries[i] = { ...entry, phase: 'Failed', message: run.error };
     return;
   }
   const made = run as WorkflowRun;
   actions.push({ type: 'createRun', pipeline: pipeline.metadata.name, run: made });
-  entries[i] = { name: entry.name, phase: 'Running', workflowRunName: made.metadata.name };
+  entries[i] = {
+    name: entry.name,
+    phase: 'Running',
+    workflowRunName: made.metadata.name,
+    ...(attempt > 1 ? { attempts: attempt } : {}),
+  };
 }

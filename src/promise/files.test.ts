@@ -86,14 +86,32 @@ describe('pipeline files', () => {
     ]);
   });
 
-  it('gives steps the resource without its status and managedFields', () => {
+  it('gives steps the resource with its status and without managedFields', () => {
     const text = objectYaml({
       apiVersion: 'v1',
       kind: 'X',
       metadata: { name: 'n', managedFields: [{ manager: 'm' }] },
       spec: { a: 1 },
-      status: { secret: 'no' },
+      status: { written: 'by a pipeline', observedGeneration: 1 },
     });
-    expect(text).toBe('apiVersion: v1\nkind: X\nmetadata:\n  name: n\nspec:\n  a: 1\n');
+    expect(text).toBe(
+      'apiVersion: v1\nkind: X\nmetadata:\n  name: n\nspec:\n  a: 1\nstatus:\n  written: by a pipeline\n  observedGeneration: 1\n',
+    );
+  });
+
+  it('gives a configure round its generation as observedGeneration: 1 on create, more on update', () => {
+    const create = objectYaml({ apiVersion: 'v1', kind: 'X', metadata: { name: 'n', generation: 1 } }, 1);
+    expect(create).toContain('status:\n  observedGeneration: 1\n');
+    const update = objectYaml(
+      {
+        apiVersion: 'v1',
+        kind: 'X',
+        metadata: { name: 'n', generation: 3 },
+        status: { observedGeneration: 2 },
+      },
+      3,
+    );
+    expect(update).toContain('status:\n  observedGeneration: 3\n');
+    expect(objectYaml({ apiVersion: 'v1', kind: 'X', metadata: { name: 'n' } })).not.toContain('status');
   });
 });

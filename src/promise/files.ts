@@ -30,12 +30,28 @@ export function fileSetErrors(files: Files, field: string): FieldError[] {
   return errors;
 }
 
-/** The resource as a step reads it: no managedFields, no status (that is what the workflow writes). */
+/**
+ * The resource as a step reads it: as the API server holds it while the pipeline runs, managedFields
+ * aside. A configure round gives the generation it works on as the status's observedGeneration (the
+ * controller writes it with the round's first run), so a pipeline tells a create (1) from an update
+ * (more) the way Kratix documents it (docs/specifications.md R13).
+ */
 export function objectYaml(
-  resource: { metadata?: Record<string, unknown> } & Record<string, unknown>,
+  resource: { metadata?: Record<string, unknown>; status?: Record<string, unknown> } & Record<
+    string,
+    unknown
+  >,
+  observedGeneration?: number,
 ): string {
   const metadata = { ...(resource.metadata ?? {}), managedFields: undefined };
-  return stringify({ ...resource, status: undefined, metadata }, { lineWidth: 0 });
+  const status = {
+    ...(resource.status ?? {}),
+    ...(observedGeneration !== undefined ? { observedGeneration } : {}),
+  };
+  return stringify(
+    { ...resource, metadata, status: Object.keys(status).length > 0 ? status : undefined },
+    { lineWidth: 0 },
+  );
 }
 
 type RunsByName = (name: string) => Run | undefined;

@@ -26,6 +26,7 @@ import {
   LABEL_WORKFLOW_ROUND,
   LABEL_WORKFLOW_TYPE,
   LABEL_DELETE_ATTEMPT,
+  LABEL_PIPELINE_ATTEMPT,
 } from '../labels.js';
 import { pipelineRunName, sha256Hex } from '../names.js';
 import { objectYaml, type Files } from './files.js';
@@ -181,6 +182,8 @@ export function buildPipelineRun(
   workflow?: WorkflowLookup,
   /** For the delete workflow: the attempt of the round (configure runs have none). */
   deleteAttempt?: number,
+  /** For a configure pipeline: its attempt in the round (jobOptions.backoffLimit). */
+  configureAttempt = 1,
 ): WorkflowRun | { error: string } {
   const view = JSON.parse(JSON.stringify({ ...resource, status: undefined })) as Value;
   const generation = String(resource.metadata.generation ?? 1);
@@ -197,7 +200,10 @@ export function buildPipelineRun(
   for (const job of Object.values(jobs))
     for (const step of job.steps ?? [])
       step.env = { ...kratix, ...(step.env ?? {}), KRT_OBSERVED_GENERATION: generation };
-  const inputFiles: Files = { 'object.yaml': objectYaml(resource as never) };
+  const configure = deleteAttempt === undefined;
+  const inputFiles: Files = {
+    'object.yaml': objectYaml(resource as never, configure ? (resource.metadata.generation ?? 1) : undefined),
+  };
   for (const [p, files] of Object.entries(earlier))
     for (const [f, text] of Object.entries(files)) inputFiles[`${p}/${f}`] = text;
   return {
@@ -210,6 +216,7 @@ export function buildPipelineRun(
         pipeline.metadata.name,
         round,
         deleteAttempt,
+        configureAttempt,
       ),
       namespace: resource.metadata.namespace,
       labels: {
@@ -219,7 +226,9 @@ export function buildPipelineRun(
         [LABEL_WORKFLOW_HASH]: hash,
         [LABEL_WORKFLOW_ROUND]: String(round),
         [LABEL_WORKFLOW_TYPE]: deleteAttempt === undefined ? 'configure' : 'delete',
-        ...(deleteAttempt === undefined ? {} : { [LABEL_DELETE_ATTEMPT]: String(deleteAttempt) }),
+        ...(deleteAttempt === undefined
+          ? { [LABEL_PIPELINE_ATTEMPT]: String(configureAttempt) }
+          : { [LABEL_DELETE_ATTEMPT]: String(deleteAttempt) }),
       },
       ownerReferences: [controllerReference(resource)],
     },

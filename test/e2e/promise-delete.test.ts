@@ -110,7 +110,7 @@ describe('delete workflows', () => {
     const j = ch.journal();
     const { api, r } = await setUp(
       configure(j),
-      teardown(`echo "teardown $(grep -c name: "$KRT_INPUT/object.yaml")" | ${j.append}`),
+      teardown(`echo "teardown $(grep -c "^  name: " "$KRT_INPUT/object.yaml")" | ${j.append}`),
     );
     await r.create('d1', {});
     const live = await r.workflow('d1', 'Succeeded');

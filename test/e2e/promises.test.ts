@@ -1,4 +1,4 @@
-// Promises and their configure workflows (second seed, "Resource Workflows") end to end: the real
+// Promises and their configure workflows (docs/specifications.md R1-R14) end to end: the real
 // API server and garbage collector, the webhook over TLS, the controller, and runtimed running real
 // bash. One test per rule; each test has its own resource API. Steps post to a journal (harness
 // channel), so the test sees which pipeline ran, for which generation, how often.
@@ -61,16 +61,23 @@ async function works(): Promise<Work[]> {
 
 describe('configure workflows', () => {
   it('runs the pipelines in order on create and again on update (KRT_OBSERVED_GENERATION 1 then 2)', async () => {
-    const { api, j, r } = await setUp({ first: 'true', second: 'true' });
+    // object.yaml is the resource with its status: observedGeneration 1 on create, 2 on update (R13).
+    const j2 = ch.journal();
+    const { api, j, r } = await setUp({
+      first: `echo "object $(sed -n 's/^  observedGeneration: //p' "$KRT_INPUT/object.yaml")" | ${j2.append}`,
+      second: 'true',
+    });
     await r.create('one', { size: 'small' });
     const done = await r.workflow('one', 'Succeeded');
     expect(j.lines()).toEqual(['first 1', 'second 1']);
+    expect(j2.lines()).toEqual(['object 1']);
     // Ready follows once the Works the pipelines made are applied too, which can come after.
     await r.condition('one', 'Ready', 'True');
     expect(done.status?.observedGeneration).toBe(1);
     await r.patch('one', { spec: { size: 'large' } });
     await r.workflow('one', 'Succeeded', 2);
     expect(j.lines()).toEqual(['first 1', 'second 1', 'first 2', 'second 2']);
+    expect(j2.lines()).toEqual(['object 1', 'object 2']);
     // The Promise counts it as configured; kubectl get shows the workflow's state.
     await eventually(
       async () =>
@@ -156,6 +163,42 @@ describe('configure workflows', () => {
     expect(again.metadata.labels?.[LABEL_MANUAL_RECONCILIATION]).toBeUndefined();
   });
 
+  it('jobOptions.backoffLimit runs a failed pipeline again after a wait, counting attempts, before it halts', async () => {
+    const flag = ch.flag();
+    const j = ch.journal();
+    const api = newApi();
+    // Fails on its first attempt only; the second pipeline never retries.
+    const flaky = pipeline('flaky', `echo flaky | ${j.append}\n${flag.isSet} || { ${flag.set}; exit 7; }`);
+    await applyPromise(
+      promiseFor(api, [
+        { ...flaky, spec: { ...flaky.spec, jobOptions: { backoffLimit: 2 } } },
+        pipeline('after', `echo after | ${j.append}`),
+      ]),
+    );
+    promises.push(api.promise);
+    const r = resourceClient(c, api);
+    await r.create('retry', {});
+    const done = await r.workflow('retry', 'Succeeded');
+    expect(j.lines()).toEqual(['flaky', 'flaky', 'after']);
+    expect(done.status?.kruntimes?.workflows?.pipelines?.[0]).toMatchObject({
+      name: 'flaky',
+      phase: 'Succeeded',
+      attempts: 2,
+    });
+    expect(await events('retry')).toEqual(
+      expect.arrayContaining(['PipelineRetryScheduled', 'PipelineStarted']),
+    );
+    // Admission bounds it.
+    const bad = kubectl(
+      ['apply', '--dry-run=server', '-f', '-'],
+      JSON.stringify(
+        promiseFor(newApi(), [{ ...flaky, spec: { ...flaky.spec, jobOptions: { backoffLimit: 99 } } }]),
+      ),
+    );
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/jobOptions.backoffLimit.*less than or equal to 10/);
+  });
+
   it('an update during a running pipeline waits for it, then restarts from the first pipeline once', async () => {
     const gate = ch.gate();
     const { j, r } = await setUp({ first: gate.wait, second: 'true' });
@@ -177,9 +220,9 @@ describe('configure workflows', () => {
 
   it('suspended: resumes from the suspended pipeline when the label is removed', async () => {
     const flag = ch.flag();
-    const { j, r } = await setUp({
+    const { api, j, r } = await setUp({
       first: 'true',
-      second: `${flag.isSet} || { ${flag.set}; printf 'suspend: true\\nmessage: needs approval\\n' > "$KRT_CONTROL"; }`,
+      second: `${flag.isSet} || { ${flag.set}; printf 'suspend: true\\nmessage: needs approval\\n' > "$KRT_CONTROL"; printf 'message: approval asked in OPS-12\\n' > "$KRT_STATUS"; }`,
       third: 'true',
     });
     await r.create('four', {});
@@ -193,6 +236,11 @@ describe('configure workflows', () => {
       status: 'Unknown',
       reason: 'WorkflowSuspended',
     });
+    // kubectl get shows what the pipeline wrote to status.yaml; the control's message is describe's (R8).
+    expect(held.status?.message).toBe('approval asked in OPS-12');
+    expect(kubectl(['get', api.plural, 'four', '-n', c.namespace]).stdout).toContain(
+      'approval asked in OPS-12',
+    );
     expect(j.lines()).toEqual(['first 1', 'second 1']);
     await r.patch('four', { metadata: { labels: { [LABEL_SUSPENDED]: null } } });
     const done = await r.workflow('four', 'Succeeded');
@@ -385,7 +433,18 @@ describe('configure workflows', () => {
     expect(done.status?.conditions?.find((y) => y.type === 'WorksSucceeded')?.message).toMatch(
       /Secret .*\/eleven-s: .*forbidden/,
     );
+    expect(done.status?.conditions?.find((y) => y.type === 'WorksSucceeded')?.reason).toBe('WorksFailing');
+    // Kratix's reasons, which health checks and GitOps tools read.
+    expect(done.status?.conditions?.find((y) => y.type === 'Reconciled')).toMatchObject({
+      status: 'False',
+      reason: 'WorksFailing',
+    });
     expect(done.status?.conditions?.find((y) => y.type === 'Ready')?.status).toBe('False');
+    await eventually(
+      async () => (await events('forbidden')).includes('WorksFailing'),
+      30_000,
+      'a WorksFailing Event',
+    );
   });
 
   it('a Promise whose API the controller was not granted says so and runs nothing', async () => {
