@@ -1,26 +1,16 @@
 // One resources/<promise> controller per Promise that serves an API, started and stopped while the
 // controller runs: the reconciler of the API's resources, and the Promise's count of them.
-import type * as k8s from '@kubernetes/client-node';
-import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
+import type { PromiseObject, ResourceObject } from '../src/api/types.js';
 import { defineController, keyOf } from '../src/kube/controller/controller.js';
 import type { ControllerManager } from '../src/kube/controller/manager.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import type { ResourceApi } from '../src/promise/api.js';
-import type { EventRecorder } from './events.js';
 import { reconcileResource, type ResourceDeps } from './resource.js';
 
-export interface ServedDeps {
-  kc: k8s.KubeConfig;
+/** What every resources controller shares; each adds its API, its Promise and its resources. */
+export type ServedDeps = Omit<ResourceDeps, 'api' | 'promise' | 'resources' | 'clock'> & {
   promises: ResilientInformer<PromiseObject>;
-  workflowRuns: ResilientInformer<WorkflowRun>;
-  runs: ResilientInformer<Run>;
-  works: ResilientInformer<Work>;
-  workflows: ResilientInformer<Workflow>;
-  custom: k8s.CustomObjectsApi;
-  events: EventRecorder;
-  defaultInterval?: string;
-  writes?: ResourceDeps['writes'];
-}
+};
 
 const pathOf = (api: ResourceApi) => `/apis/${api.group}/${api.version}/${api.plural}`;
 
