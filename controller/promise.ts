@@ -171,14 +171,28 @@ async function teardown(
 /**
  * The Promise's reconcile-resources label: every resource of its API gets the manual-reconciliation
  * label (its configure workflow runs again, as a user's label would make it), then the Promise's
- * label goes. Labelling a resource twice changes nothing, so a crash in between loses nothing.
+ * label goes. A crash in between labels again, which loses nothing. The label is read from the API
+ * server first: the cache can still show it after it went, and by then a resource may have used its
+ * own label already, so labelling again would run its workflow twice.
  */
-async function reconcileAll(
+export async function reconcileAll(
   promise: PromiseObject,
   api: ResourceApi,
   resources: ResourceObject[],
   deps: PromiseDeps,
 ): Promise<void> {
+  const live = (await deps.custom
+    .getClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: 'promises',
+      name: promise.metadata.name ?? '',
+    })
+    .catch((e: unknown) => {
+      if (statusCode(e) === 404) return undefined;
+      throw e;
+    })) as PromiseObject | undefined;
+  if (live?.metadata.labels?.[LABEL_RECONCILE_RESOURCES] !== 'true') return;
   const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
   for (const r of resources) {
     if (r.metadata.deletionTimestamp || r.metadata.labels?.[LABEL_MANUAL_RECONCILIATION] === 'true') continue;

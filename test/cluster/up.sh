@@ -17,9 +17,22 @@ if alive kubelet && alive kube-apiserver && kubectl_ get --raw /readyz >/dev/nul
   exit 0
 fi
 "$root/test/cluster/down.sh" --quiet
-# One node per machine: its bridge, addresses and iptables rules are the host's.
-ip link show "$BRIDGE" >/dev/null 2>&1 &&
-  die "the bridge $BRIDGE exists: another checkout's cluster runs on this machine (make cluster-down there first)"
+# One node per machine: its bridge, addresses and iptables rules are the host's. The bridge names
+# the state folder of the checkout that made it (its alias); a bridge whose cluster has no process
+# left (a session killed mid-run) is that checkout's to clean, so its down.sh runs here.
+if ip link show "$BRIDGE" >/dev/null 2>&1; then
+  owner=$(cat "/sys/class/net/$BRIDGE/ifalias" 2>/dev/null || true)
+  if [ -n "$owner" ] && pgrep -f -- "$owner/" >/dev/null 2>&1; then
+    die "the bridge $BRIDGE exists: the cluster of $(dirname "$owner") runs on this machine (make cluster-down there first)"
+  fi
+  [ -z "$owner" ] && pgrep -x kubelet >/dev/null 2>&1 &&
+    die "the bridge $BRIDGE exists and a kubelet runs: another cluster runs on this machine (make cluster-down there first)"
+  log "the bridge $BRIDGE of a cluster that no longer runs (${owner:-no owner recorded}) is left over: cleaning it up"
+  if [ -n "$owner" ] && [ -x "$(dirname "$owner")/test/cluster/down.sh" ]; then
+    "$(dirname "$owner")/test/cluster/down.sh" --quiet || true
+  fi
+  ip link show "$BRIDGE" >/dev/null 2>&1 && ip link delete "$BRIDGE"
+fi
 
 started_at=$(date +%s)
 bin=$("$root/test/cluster/build.sh")
@@ -46,6 +59,7 @@ done >"$state/logdirs.before"
 sysctl -qw net.ipv4.ip_forward=1
 
 ip link add "$BRIDGE" type bridge
+ip link set "$BRIDGE" alias "$state"
 ip addr add "$NODE_IP/24" dev "$BRIDGE"
 ip link set "$BRIDGE" up
 

@@ -136,7 +136,9 @@ beforeAll(() => {
   if (process.env.KRT_CLUSTER_KUBECONFIG) return; // another cluster, started by the caller (make kind-e2e)
   const up = spawnSync('bash', [join(repoRoot, 'test', 'cluster', 'up.sh')], { encoding: 'utf8' });
   process.stderr.write(up.stderr);
-  if (up.status !== 0) throw new Error(`the one-node cluster did not start (exit ${up.status})`);
+  // The reason, in the failure itself: a CI log keeps the failures and may cut the output before them.
+  const why = up.stderr.trim().split('\n').slice(-5).join('\n');
+  if (up.status !== 0) throw new Error(`the one-node cluster did not start (exit ${up.status}):\n${why}`);
   startedCluster = !up.stderr.includes('already running');
 }, 1_800_000);
 afterAll(() => {
