@@ -19,7 +19,9 @@ export function eventRecorder(
 ): EventRecorder {
   return {
     record(obj, type, reason, message) {
-      const namespace = obj.metadata.namespace ?? 'default';
+      // A cluster-scoped object's Events live in default, naming no namespace (kubectl describe
+      // looks for them so).
+      const namespace = obj.metadata.namespace || 'default';
       const now = new Date();
       writes?.inc({ verb: 'create', resource: 'events' });
       // Events are best effort: a lost event never fails a reconcile.
@@ -32,7 +34,7 @@ export function eventRecorder(
               apiVersion: obj.apiVersion,
               kind: obj.kind,
               name: obj.metadata.name,
-              namespace,
+              ...(obj.metadata.namespace ? { namespace } : {}),
               uid: obj.metadata.uid,
             },
             type,

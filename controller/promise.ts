@@ -20,6 +20,7 @@ import { installableCrd, resourceApi, resourceApiErrors, type ResourceApi } from
 import { workflowHash } from '../src/promise/pipeline.js';
 import { crdConflict, crdOwnedBy, type CrdMeta } from '../src/promise/ownership.js';
 import type { EventRecorder } from './events.js';
+import { deleteResource, patchResource } from './resource-client.js';
 
 /** On an installed CRD: the generation of the Promise it was applied from. */
 const ANNOTATION_GENERATION = 'kruntimes.io/promise-generation';
@@ -127,18 +128,9 @@ async function teardown(
     for (const r of resources) {
       if (r.metadata.deletionTimestamp) continue;
       deps.writes?.inc({ verb: 'delete', resource: api.plural });
-      await deps.custom
-        .deleteNamespacedCustomObject({
-          group: api.group,
-          version: api.version,
-          plural: api.plural,
-          namespace: r.metadata.namespace ?? '',
-          name: r.metadata.name ?? '',
-          propagationPolicy: 'Background',
-        })
-        .catch((e: unknown) => {
-          if (statusCode(e) !== 404) throw e;
-        });
+      await deleteResource(deps.custom, api, r).catch((e: unknown) => {
+        if (statusCode(e) !== 404) throw e;
+      });
     }
     if (resources.length > 0)
       return {
@@ -193,25 +185,14 @@ export async function reconcileAll(
       throw e;
     })) as PromiseObject | undefined;
   if (live?.metadata.labels?.[LABEL_RECONCILE_RESOURCES] !== 'true') return;
-  const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
   for (const r of resources) {
     if (r.metadata.deletionTimestamp || r.metadata.labels?.[LABEL_MANUAL_RECONCILIATION] === 'true') continue;
     deps.writes?.inc({ verb: 'patch', resource: api.plural });
-    await deps.custom
-      .patchNamespacedCustomObject(
-        {
-          group: api.group,
-          version: api.version,
-          plural: api.plural,
-          namespace: r.metadata.namespace ?? '',
-          name: r.metadata.name ?? '',
-          body: { metadata: { labels: { [LABEL_MANUAL_RECONCILIATION]: 'true' } } },
-        },
-        merge,
-      )
-      .catch((e: unknown) => {
-        if (statusCode(e) !== 404) throw e;
-      });
+    await patchResource(deps.custom, api, r, {
+      metadata: { labels: { [LABEL_MANUAL_RECONCILIATION]: 'true' } },
+    }).catch((e: unknown) => {
+      if (statusCode(e) !== 404) throw e;
+    });
   }
   await patchMetadata(promise, { labels: { [LABEL_RECONCILE_RESOURCES]: null } }, deps);
   deps.events.record(

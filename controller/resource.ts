@@ -16,6 +16,8 @@ import { planResourceDeletion } from '../src/plan/resource-delete.js';
 import { writtenStatus } from '../src/plan/run-outputs.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { workflowRunFiles } from '../src/promise/files.js';
+import { pipelineNamespace } from '../src/promise/pipeline.js';
+import { patchResource, replaceResourceStatus } from './resource-client.js';
 import type { EventRecorder } from './events.js';
 import { retryForCacheLag } from './missing.js';
 
@@ -58,7 +60,8 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
         workflow: (ns, n) => deps.workflows.get(ns, n),
         statusMessageOf: (run) =>
           writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
-        filesOf: (run) => workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(namespace, n)),
+        filesOf: (run) =>
+          workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(run.metadata.namespace ?? '', n)),
         defaultInterval: deps.defaultInterval,
         refused,
         namespaceTerminating,
@@ -84,14 +87,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
     statusResource: `${deps.api.plural}/status`,
     writes: deps.writes,
     writeStatus: (target, status) =>
-      deps.custom.replaceNamespacedCustomObjectStatus({
-        group: deps.api.group,
-        version: deps.api.version,
-        plural: deps.api.plural,
-        namespace,
-        name,
-        body: { ...target, status },
-      }),
+      replaceResourceStatus(deps.custom, deps.api, target, { ...target, status }),
     clock: deps.clock,
   });
 }
@@ -121,7 +117,8 @@ async function apply(
   resource: ResourceObject,
   deps: ResourceDeps,
 ): Promise<ResourceObject | void> {
-  const namespace = resource.metadata.namespace ?? '';
+  // Where the resource's runs and Works live (the workflowNamespace for a cluster-scoped one).
+  const namespace = pipelineNamespace(resource, deps.promise() ?? { spec: {} });
   const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
   switch (action.type) {
     case 'setLabels':
@@ -189,15 +186,5 @@ async function patchMetadata(
 ): Promise<ResourceObject> {
   deps.writes?.inc({ verb: 'patch', resource: deps.api.plural });
   const guard = 'finalizers' in metadata ? { resourceVersion: resource.metadata.resourceVersion } : {};
-  return (await deps.custom.patchNamespacedCustomObject(
-    {
-      group: deps.api.group,
-      version: deps.api.version,
-      plural: deps.api.plural,
-      namespace: resource.metadata.namespace ?? '',
-      name: resource.metadata.name ?? '',
-      body: { metadata: { ...metadata, ...guard } },
-    },
-    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-  )) as ResourceObject;
+  return patchResource(deps.custom, deps.api, resource, { metadata: { ...metadata, ...guard } });
 }

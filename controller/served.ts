@@ -52,8 +52,8 @@ export class ServedApis {
       name: `resources/${promise}`,
       for: resources,
       owns: [
-        { source: workflowRuns, kind: api.kind },
-        { source: works, kind: api.kind },
+        { source: workflowRuns, kind: api.kind, clusterScoped: !api.namespaced },
+        { source: works, kind: api.kind, clusterScoped: !api.namespaced },
       ],
       // A change of the Promise's spec runs every resource's workflow again.
       watches: [

@@ -32,6 +32,15 @@ export const MAX_SCRIPT_LENGTH = 64 * 1024;
 export const MAX_VALUE_LENGTH = 8 * 1024;
 /** Characters of one output value stored in status (job, step and Run outputs are bounded). */
 export const MAX_OUTPUT_VALUE_LENGTH = 4 * 1024;
+/**
+ * What a step writes to $KRT_STATUS (status.yaml) is kept as a nested document: at most MAX_OUTPUTS
+ * keys at its top, nested at most MAX_STATUS_DEPTH levels, at most MAX_STATUS_JSON_BYTES as JSON,
+ * with at most MAX_STATUS_CONDITIONS conditions. The same bounds hold where the documents of several
+ * steps or pipelines are merged (a WorkflowRun's, a resource's status).
+ */
+export const MAX_STATUS_JSON_BYTES = 16 * 1024;
+export const MAX_STATUS_DEPTH = 8;
+export const MAX_STATUS_CONDITIONS = 8;
 /** Characters of a description. */
 export const MAX_DESCRIPTION_LENGTH = 1024;
 /** Run.status.logTail keeps the last 4 KiB of output (issue: runtimed). */

@@ -116,8 +116,9 @@ export const stepLimitsSchema: Schema = obj(
 
 export const phase = (description: string, values: string[]): Schema => str(description, { enum: values });
 
-/** What steps wrote to $KRT_STATUS (status.yaml): string values, bounded like outputs. */
+/**
+ * What steps wrote to $KRT_STATUS (status.yaml): a document kept as written, nested values and
+ * conditions included; its bounds (src/limits.ts) are checked where it is read and merged.
+ */
 export const stepStatusValues = (description: string): Schema =>
-  mapOf(description, str('A value a step wrote.', { maxLength: L.MAX_OUTPUT_VALUE_LENGTH }), {
-    maxProperties: L.MAX_OUTPUTS,
-  });
+  obj(description, {}, { maxProperties: L.MAX_OUTPUTS, 'x-kubernetes-preserve-unknown-fields': true });

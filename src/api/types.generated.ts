@@ -643,10 +643,7 @@ export interface WorkflowRunStatus {
    * Other keys steps wrote to $KRT_STATUS, the later step winning.
    */
   stepStatus?: {
-    /**
-     * A value a step wrote.
-     */
-    [k: string]: string;
+    [k: string]: unknown;
   };
   /**
    * When the run started.
@@ -1090,10 +1087,7 @@ export interface RunStatus {
    * What the script wrote to $KRT_STATUS (status.yaml).
    */
   stepStatus?: {
-    /**
-     * A value a step wrote.
-     */
-    [k: string]: string;
+    [k: string]: unknown;
   };
   /**
    * The files in $KRT_OUTPUT_DIR when the script ended (Kubernetes manifests). Keys are relative paths; at most 200 files of 262144 bytes in all.

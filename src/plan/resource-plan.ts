@@ -73,6 +73,15 @@ export function notingMissingWorkflows(
 
 /** Keys of the status kruntimes owns; status.yaml's other keys are merged beside them. */
 export const RESERVED_STATUS_KEYS = new Set(['kruntimes', 'conditions', 'message', 'observedGeneration']);
+/** The condition types the controller sets on a resource; a pipeline's condition of one is ignored. */
+export const CONTROLLER_CONDITIONS = new Set([
+  'ConfigureWorkflowCompleted',
+  'WorksSucceeded',
+  'Reconciled',
+  'Ready',
+  'Paused',
+  'DeleteWorkflowCompleted',
+]);
 
 /** Where a configure workflow stands, from its pipelines' phases. */
 export type State = 'none' | 'running' | 'suspended' | 'failed' | 'succeeded';

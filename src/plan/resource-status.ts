@@ -5,7 +5,10 @@
 import { condition } from '../api/objects.js';
 import type { Condition, PipelineStatus, ResourceStatus, ResourceWorkflows } from '../api/types.js';
 import { LABEL_PAUSED } from '../labels.js';
+import { MAX_STATUS_CONDITIONS } from '../limits.js';
+import { mergeWrittenStatus, type WrittenCondition } from '../runtime/statusfile.js';
 import {
+  CONTROLLER_CONDITIONS,
   RESERVED_STATUS_KEYS,
   type ResourceAction,
   type ResourceObserved,
@@ -66,6 +69,11 @@ export function resourceStatus(
         `reconciliation is paused by the label ${LABEL_PAUSED}: a running pipeline goes on, nothing new starts`,
       ),
     );
+  out.conditions.push(
+    ...pipelineConditions(prev.conditions ?? [], written.conditions, CONTROLLER_CONDITIONS, (c) =>
+      condition(prev.conditions, { reason: 'SetByPipeline', message: '', ...c }, gen, now),
+    ),
+  );
   if (observedGeneration !== undefined) out.observedGeneration = observedGeneration;
   return out;
 }
@@ -191,9 +199,10 @@ export function announce(
 function writtenByPipelines(
   o: ResourceObserved,
   entries: PipelineStatus[],
-): { free: Record<string, unknown>; message?: string; held?: string } {
+): { free: Record<string, unknown>; conditions: WrittenCondition[]; message?: string; held?: string } {
   const current = new Set(entries.map((e) => e.workflowRunName));
-  const free: Record<string, unknown> = {};
+  const documents: Record<string, unknown>[] = [];
+  const conditions = new Map<string, WrittenCondition>();
   let message: string | undefined;
   let held: string | undefined;
   for (const e of entries) {
@@ -202,12 +211,30 @@ function writtenByPipelines(
     // A suspended pipeline's steps ran: what they wrote counts, its message before the control's (R8).
     const phase = run.status?.phase;
     if (phase !== 'Succeeded' && !(phase === 'Suspended' && e.phase === 'Suspended')) continue;
-    for (const [k, v] of Object.entries(run.status?.stepStatus ?? {}))
-      if (!RESERVED_STATUS_KEYS.has(k)) free[k] = v;
+    const written = run.status?.stepStatus ?? {};
+    documents.push(Object.fromEntries(Object.entries(written).filter(([k]) => !RESERVED_STATUS_KEYS.has(k))));
+    // Checked when the step ended (src/runtime/statusfile.ts); a later pipeline's wins.
+    for (const c of (written.conditions ?? []) as WrittenCondition[]) conditions.set(c.type, c);
     if (phase === 'Suspended') held = o.statusMessageOf?.(run);
     else if (run.status?.message) message = run.status.message;
   }
-  return { free, message, held };
+  return { free: mergeWrittenStatus(documents), conditions: [...conditions.values()], message, held };
+}
+
+/**
+ * The conditions pipelines set beside the controller's: kept from earlier rounds until a pipeline
+ * writes the type again, never one of the controller's types (the controller's win).
+ */
+function pipelineConditions(
+  previous: Condition[],
+  written: WrittenCondition[],
+  owned: Set<string>,
+  stamp: (c: WrittenCondition) => Condition,
+): Condition[] {
+  const byType = new Map<string, Condition>();
+  for (const c of previous) if (!owned.has(c.type)) byType.set(c.type, c);
+  for (const c of written) if (!owned.has(c.type)) byType.set(c.type, stamp(c));
+  return [...byType.values()].slice(0, MAX_STATUS_CONDITIONS);
 }
 
 /** The message `kubectl get` shows: what went wrong or waits first, then what a pipeline wrote. */

@@ -122,6 +122,22 @@ describe('planResourceWorkflow', () => {
     );
   });
 
+  it('a cluster-scoped resource runs its pipelines and keeps its Works in the workflowNamespace', () => {
+    const r = resource();
+    delete r.metadata.namespace;
+    const p = promise({ workflowNamespace: 'platform' });
+    const run = creates(planResourceWorkflow(observe({ resource: r, promise: p })).actions)[0]?.run;
+    expect(run?.metadata.namespace).toBe('platform');
+    expect(run?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Database', name: 'orders' });
+    const done = ran(run as WorkflowRun, 'Succeeded');
+    const files: Files = { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n' };
+    const next = planResourceWorkflow(
+      observe({ resource: r, promise: p, runs: [done], filesOf: () => files }),
+    );
+    const work = next.actions.find((x) => x.type === 'writeWork');
+    expect(work).toMatchObject({ work: { metadata: { namespace: 'platform' } } });
+  });
+
   it('a resource value holding ${{ }} stays data in the rendered run', () => {
     const r = resource();
     r.spec = { size: '${{ jobs.x.outputs.y }}' };
@@ -214,6 +230,69 @@ describe('planResourceWorkflow', () => {
     expect(started[0]?.run.spec.jobs.main?.steps?.[0]?.env?.KRT_OBSERVED_GENERATION).toBe('2');
     expect(started[0]?.run.spec.jobs.main?.steps?.[0]?.run).toBe('echo large');
     expect(p2.status.observedGeneration).toBe(2);
+  });
+
+  it("merges what pipelines wrote to status.yaml as a nested document, their conditions beside the controller's", () => {
+    let r = resource();
+    r.status = {
+      conditions: [
+        {
+          type: 'Backup',
+          status: 'True',
+          reason: 'Scheduled',
+          message: '',
+          lastTransitionTime: T0.toISOString(),
+        },
+      ],
+    };
+    const p1 = planResourceWorkflow(observe({ resource: r }));
+    r = applied(r, p1);
+    const a = ran(creates(p1.actions)[0]?.run as WorkflowRun, 'Succeeded', {
+      stepStatus: {
+        endpoint: { host: 'db', port: 5432 },
+        tier: 'gold',
+        conditions: [
+          { type: 'DatabaseReady', status: 'True', reason: 'Provisioned' },
+          { type: 'Ready', status: 'True', reason: 'SaysThePipeline' },
+        ],
+      },
+    });
+    const p2 = planResourceWorkflow(observe({ resource: r, runs: [a] }));
+    const b = creates(p2.actions)[0]?.run as WorkflowRun;
+    expect(b.metadata.labels?.[LABEL_PIPELINE]).toBe('b');
+    r = applied(r, p2);
+    const done = ran(b, 'Succeeded', {
+      stepStatus: {
+        endpoint: { host: 'db-2' },
+        conditions: [{ type: 'DatabaseReady', status: 'False', reason: 'Degraded', message: 'one replica' }],
+      },
+    });
+    const p3 = planResourceWorkflow(observe({ resource: r, runs: [a, done], now: later(1000) }));
+    // Top-level keys merge, a later pipeline's value winning whole.
+    expect(p3.status.endpoint).toEqual({ host: 'db-2' });
+    expect(p3.status.tier).toBe('gold');
+    const conditions = p3.status.conditions ?? [];
+    expect(conditions.map((c) => c.type)).toEqual([
+      'ConfigureWorkflowCompleted',
+      'WorksSucceeded',
+      'Reconciled',
+      'Ready',
+      'Backup',
+      'DatabaseReady',
+    ]);
+    expect(conditions.find((c) => c.type === 'DatabaseReady')).toMatchObject({
+      status: 'False',
+      reason: 'Degraded',
+      message: 'one replica',
+      observedGeneration: 1,
+      lastTransitionTime: later(1000).toISOString(),
+    });
+    // The controller's Ready wins over the one a pipeline wrote.
+    expect(conditions.find((c) => c.type === 'Ready')?.reason).not.toBe('SaysThePipeline');
+    // A condition no pipeline writes again is kept as it was.
+    expect(conditions.find((c) => c.type === 'Backup')).toEqual(
+      r.status?.conditions?.find((c) => c.type === 'Backup'),
+    );
   });
 
   it('suspended: kubectl get shows what the pipeline wrote to status.yaml, describe the control message', () => {

@@ -2,7 +2,8 @@
 // its jobs) and what its steps wrote to $KRT_STATUS.
 import type { JobStatus, Run, WorkflowRun } from '../api/types.js';
 import { renderTemplate, type Contexts } from '../expr/index.js';
-import { MAX_OUTPUTS, OUTPUT_ANNOTATION_PREFIX } from '../limits.js';
+import { OUTPUT_ANNOTATION_PREFIX } from '../limits.js';
+import { mergeWrittenStatus } from '../runtime/statusfile.js';
 
 /** Evaluates a run's frozen output annotations against job statuses (its own, or a child's). */
 export function runOutputs(
@@ -36,23 +37,21 @@ export function runOutputs(
 export function stepStatusOf(
   runs: Run[],
   statuses: Record<string, JobStatus>,
-): { message?: string; values: Record<string, string> } {
+): { message?: string; values: Record<string, unknown> } {
   const current = new Set(Object.values(statuses).flatMap((s) => (s.steps ?? []).map((x) => x.runName)));
   return writtenStatus(runs.filter((r) => current.has(r.metadata.name)));
 }
 
 /** What these Runs wrote to $KRT_STATUS, in the order they completed, a later value winning. */
-export function writtenStatus(runs: Run[]): { message?: string; values: Record<string, string> } {
+export function writtenStatus(runs: Run[]): { message?: string; values: Record<string, unknown> } {
   const written = runs
     .filter((r) => r.status?.stepStatus)
     .sort((a, b) => (a.status?.completionTime ?? '').localeCompare(b.status?.completionTime ?? ''));
-  const values: Record<string, string> = {};
   let message: string | undefined;
-  for (const r of written)
-    for (const [k, v] of Object.entries(r.status?.stepStatus ?? {})) {
-      if (k === 'message') message = v;
-      // Bounded like one step's: keys beyond the limit are dropped, the first ones kept.
-      else if (k in values || Object.keys(values).length < MAX_OUTPUTS) values[k] = v;
-    }
-  return { message, values };
+  const documents = written.map((r) => {
+    const { message: m, ...rest } = r.status?.stepStatus ?? {};
+    if (m !== undefined) message = typeof m === 'string' ? m : JSON.stringify(m);
+    return rest;
+  });
+  return { message, values: mergeWrittenStatus(documents) };
 }

@@ -15,6 +15,8 @@ export interface ResourceApi {
   plural: string;
   /** The storage version's openAPIV3Schema, for admission's checks of `resource.<path>`. */
   schema: unknown;
+  /** False for `scope: Cluster`: its resources' pipelines run in the Promise's workflowNamespace. */
+  namespaced: boolean;
 }
 
 const KIND_PATTERN = /^[A-Z][A-Za-z0-9]{0,62}$/;
@@ -56,13 +58,8 @@ export function resourceApiErrors(api: unknown, field = 'spec.api'): FieldError[
         `must be "${String(names.plural)}.${String(group)}" (<plural>.<group>)`,
       ),
     );
-  if (spec.scope !== 'Namespaced')
-    errors.push(
-      fieldError(
-        `${field}.spec.scope`,
-        'must be Namespaced: the pipelines of a resource run in its namespace',
-      ),
-    );
+  if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster')
+    errors.push(fieldError(`${field}.spec.scope`, 'must be Namespaced or Cluster'));
   const versions = Array.isArray(spec.versions) ? spec.versions : undefined;
   if (!versions || versions.length === 0)
     return [...errors, fieldError(`${field}.spec.versions`, 'must list at least one version')];
@@ -88,6 +85,7 @@ export function resourceApi(promise: Pick<PromiseObject, 'spec'>): ResourceApi |
   const api = promise.spec?.api as Record<string, unknown> | undefined;
   if (resourceApiErrors(api).length > 0) return undefined;
   const spec = api?.spec as {
+    scope: string;
     group: string;
     names: { kind: string; plural: string };
     versions: { name: string; storage?: boolean; schema: { openAPIV3Schema: unknown } }[];
@@ -99,6 +97,7 @@ export function resourceApi(promise: Pick<PromiseObject, 'spec'>): ResourceApi |
     kind: spec.names.kind,
     plural: spec.names.plural,
     schema: v.schema.openAPIV3Schema,
+    namespaced: spec.scope === 'Namespaced',
   };
 }
 

@@ -133,6 +133,17 @@ export function kratixEnv(
   };
 }
 
+/**
+ * Where a resource's pipeline runs and Works live: the resource's namespace, or the Promise's
+ * workflowNamespace for a cluster-scoped resource (admission requires it then).
+ */
+export function pipelineNamespace(
+  resource: Pick<ResourceObject, 'metadata'>,
+  promise: { spec: { workflowNamespace?: string } },
+): string {
+  return resource.metadata.namespace || (promise.spec.workflowNamespace ?? '');
+}
+
 /** Workflows by namespace and name (the controller's cache), for pipelines that name one. */
 export type WorkflowLookup = (namespace: string, name: string) => Workflow | undefined;
 
@@ -218,7 +229,7 @@ export function buildPipelineRun(
         deleteAttempt,
         configureAttempt,
       ),
-      namespace: resource.metadata.namespace,
+      namespace: pipelineNamespace(resource, promise),
       labels: {
         [LABEL_PROMISE]: promise.metadata.name ?? '',
         [LABEL_RESOURCE_UID]: resource.metadata.uid ?? '',

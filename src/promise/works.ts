@@ -14,6 +14,7 @@ import { condition, controllerReference } from '../api/objects.js';
 import { LABEL_PIPELINE, LABEL_PROMISE, LABEL_RESOURCE_UID } from '../labels.js';
 import { workName } from '../names.js';
 import { manifestKey, parseManifests, type Manifest } from './documents.js';
+import { pipelineNamespace } from './pipeline.js';
 import type { Files } from './files.js';
 
 /** The object as applied: its namespace filled in when its kind is namespaced and it names none. */
@@ -78,7 +79,7 @@ export function workFor(
     kind: 'Work',
     metadata: {
       name: workName(resource.metadata.name ?? '', pipeline),
-      namespace: resource.metadata.namespace,
+      namespace: pipelineNamespace(resource, promise),
       labels: {
         [LABEL_PROMISE]: promise.metadata.name ?? '',
         [LABEL_RESOURCE_UID]: resource.metadata.uid ?? '',

@@ -265,7 +265,7 @@ describe('endStatus', () => {
       endStatus({ ...base, statusFile: 'message: half way\nreplicas: 3\nnested: {a: 1}\n' }),
     ).toMatchObject({
       phase: 'Succeeded',
-      stepStatus: { message: 'half way', replicas: '3', nested: '{"a":1}' },
+      stepStatus: { message: 'half way', replicas: 3, nested: { a: 1 } },
     });
     expect(endStatus({ ...base, statusFile: 'a: [' })).toMatchObject({
       phase: 'Failed',

@@ -54,12 +54,19 @@ describe('validatePromise', () => {
     expect(validatePromise(promise())).toEqual({ errors: [], warnings: [] });
   });
 
+  it('accepts a cluster-scoped API whose pipelines run in the workflowNamespace', () => {
+    expect(
+      validatePromise(promise({ api: api({ scope: 'Cluster' }), workflowNamespace: 'platform' })),
+    ).toEqual({ errors: [], warnings: [] });
+  });
+
   it.each([
     [{ group: 'kruntimes.io' }, 'spec.api.spec.group: the group kruntimes.io belongs to kruntimes itself'],
     [{ group: 'x.kruntimes.io' }, 'spec.api.spec.group: the group kruntimes.io belongs to kruntimes itself'],
+    [{ scope: 'Global' }, 'spec.api.spec.scope: must be Namespaced or Cluster'],
     [
       { scope: 'Cluster' },
-      'spec.api.spec.scope: must be Namespaced: the pipelines of a resource run in its namespace',
+      'spec.workflowNamespace: required when spec.api.spec.scope is Cluster: the pipelines of a cluster-scoped resource run there',
     ],
     [
       { names: { kind: 'database', plural: 'databases' } },

@@ -47,6 +47,18 @@ export function validatePromise(
         fieldError('spec.api', `the resource API's group and kind cannot change (was ${was}, now ${now})`),
       );
   }
+  if (
+    isObject(promise.spec.api) &&
+    isObject(promise.spec.api.spec) &&
+    promise.spec.api.spec.scope === 'Cluster'
+  )
+    if (!promise.spec.workflowNamespace)
+      errors.push(
+        fieldError(
+          'spec.workflowNamespace',
+          'required when spec.api.spec.scope is Cluster: the pipelines of a cluster-scoped resource run there',
+        ),
+      );
   const interval = promise.spec.reconcileInterval;
   if (interval !== undefined) {
     const d = parseDuration(interval);

@@ -408,7 +408,11 @@ export function podRuntimeTests(): void {
       apply(team('green', { owner: 'bob', requiresApproval: true }));
       type Team = {
         metadata: { labels?: Record<string, string> };
-        status?: { message?: string; namespace?: string; kruntimes?: { workflows?: { phase?: string } } };
+        status?: {
+          message?: string;
+          namespace?: string;
+          kruntimes?: { workflows?: { phase?: string; pipelines?: { name: string; message?: string }[] } };
+        };
       };
       const get = (n: string) => ckJson<Team>(['get', '-n', NS, 'team', n]);
       const blue = await until('team blue configured', 240, () => {
@@ -452,7 +456,11 @@ export function podRuntimeTests(): void {
         240,
         () => get('green').metadata.labels?.['kruntimes.io/workflow-suspended'] === 'true',
       );
-      expect(ck(['get', '-n', NS, 'team', 'green']).stdout).toContain('waiting for approval of team green');
+      // kubectl get shows what the pipeline wrote to status.yaml; the control's message is describe's.
+      expect(ck(['get', '-n', NS, 'team', 'green']).stdout).toMatch(/\sSuspended\s+waiting for approval\s/);
+      expect(get('green').status?.kruntimes?.workflows?.pipelines?.map((p) => p.message)).toContain(
+        'waiting for approval of team green',
+      );
       // What the pipelines before the suspended one wrote is applied; the suspended one's is not yet.
       expect(ck(['get', 'namespace', 'team-green']).status).toBe(0);
       expect(ck(['get', '-n', 'team-green', 'rolebinding', 'owner']).status).not.toBe(0);

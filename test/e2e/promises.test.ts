@@ -22,6 +22,7 @@ import {
   pipeline,
   promiseFor,
   resourceClient,
+  TEST_GROUP,
   type TestApi,
 } from '../harness/promises.js';
 import { processAlive } from '../harness/webhook.js';
@@ -250,6 +251,45 @@ describe('configure workflows', () => {
     expect(done.status?.kruntimes?.workflows?.pipelines?.[1]?.attempts).toBe(2);
   });
 
+  it("status.yaml goes into the resource status as a nested document, with the pipelines' own conditions", async () => {
+    const { api, r } = await setUp({
+      first: [
+        `cat > "$KRT_STATUS" <<'EOF'`,
+        'endpoint: {host: db.internal, ports: [5432]}',
+        'tier: gold',
+        'conditions:',
+        '  - {type: DatabaseReady, status: "True", reason: Provisioned, message: primary up}',
+        '  - {type: Ready, status: "False", reason: SaysThePipeline}',
+        'EOF',
+      ].join('\n'),
+      second: `printf 'endpoint: {host: db-2.internal}\\n' > "$KRT_STATUS"`,
+    });
+    await r.create('nested', {});
+    const done = await r.condition('nested', 'Ready', 'True');
+    // Top-level keys merge; the later pipeline's value wins whole.
+    expect(done.status?.endpoint).toEqual({ host: 'db-2.internal' });
+    expect(done.status?.tier).toBe('gold');
+    // The pipeline's condition sits beside the controller's; its Ready lost to the controller's.
+    expect(done.status?.conditions?.find((x) => x.type === 'DatabaseReady')).toMatchObject({
+      status: 'True',
+      reason: 'Provisioned',
+      message: 'primary up',
+      observedGeneration: 1,
+    });
+    expect(done.status?.conditions?.find((x) => x.type === 'Ready')?.reason).toBe('Ready');
+    // kubectl reads it as any condition (wait, jsonpath), so health checks can follow it.
+    const w = kubectl([
+      'wait',
+      api.plural,
+      'nested',
+      '-n',
+      c.namespace,
+      '--for=condition=DatabaseReady',
+      '--timeout=10s',
+    ]);
+    expect(w.status).toBe(0);
+  });
+
   it('a new reconciliation while suspended starts from the beginning', async () => {
     const { j, r } = await setUp({
       first: 'true',
@@ -327,6 +367,72 @@ describe('configure workflows', () => {
     const done = await r.workflow('nine', 'Succeeded');
     expect(j.lines()).toEqual(['first 1', 'second 1', 'third 1']);
     expect(done.status?.kruntimes?.workflows?.round).toBe(1);
+  });
+
+  it("a cluster-scoped API: its resources' pipelines and Works live in the workflowNamespace", async () => {
+    const api = newApi();
+    const j = ch.journal();
+    const write = pipeline(
+      'write',
+      `echo "write $KRATIX_CLUSTER_SCOPED $(sed -n 's/^  name: //p' "$KRT_INPUT/object.yaml" | head -1)" | ${j.append}\n` +
+        `printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s-cm\\n' "$KRATIX_OBJECT_NAME" > "$KRT_OUTPUT_DIR/cm.yaml"\n` +
+        `printf 'message: cluster-wide\\n' > "$KRT_STATUS"`,
+    );
+    const p = promiseFor(api, [write], { workflowNamespace: c.namespace });
+    (p.spec.api as { spec: { scope: string } }).spec.scope = 'Cluster';
+    await applyPromise(p);
+    promises.push(api.promise);
+    const name = `${api.plural}-one`;
+    const obj = { apiVersion: `${TEST_GROUP}/v1`, kind: api.kind, metadata: { name }, spec: { size: 's' } };
+    expect(kubectl(['apply', '-f', '-'], JSON.stringify(obj)).status).toBe(0);
+    // Polled, not `kubectl wait`: the journal the step posts to answers only while this process is free.
+    const ready = () =>
+      kubectl(['get', api.plural, name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])
+        .stdout;
+    await eventually(
+      async () => ready() === 'True',
+      60_000,
+      () => `${name} to be Ready (is "${ready()}")`,
+    );
+    expect(j.lines()).toEqual([`write true ${name}`]);
+    // kubectl get shows the cluster-scoped resource with its state and message.
+    expect(kubectl(['get', api.plural, name]).stdout).toMatch(
+      new RegExp(`^${name}\\s+Succeeded\\s+cluster-wide\\s`, 'm'),
+    );
+    const got = JSON.parse(kubectl(['get', api.plural, name, '-o', 'json']).stdout) as {
+      metadata: { uid: string };
+    };
+    // The run and the Work are in the workflowNamespace, owned by the resource; the ConfigMap too.
+    const runs = (await c.admin.custom.listNamespacedCustomObject({
+      ...crd('workflowruns', c.namespace),
+      labelSelector: `${LABEL_RESOURCE_UID}=${got.metadata.uid}`,
+    })) as { items: WorkflowRun[] };
+    expect(runs.items.map((x) => x.metadata.ownerReferences?.[0]?.name)).toEqual([name]);
+    expect((await works()).filter((w) => w.metadata.ownerReferences?.[0]?.name === name)).toHaveLength(1);
+    await eventually(
+      async () =>
+        (await c.admin.core.listNamespacedConfigMap({ namespace: c.namespace })).items.some(
+          (x) => x.metadata?.name === `${name}-cm`,
+        ),
+      30_000,
+      'the ConfigMap of the Work to be applied in the workflowNamespace',
+    );
+    // Its Events are found as kubectl describe finds a cluster-scoped object's.
+    const described = kubectl(['describe', api.plural, name]).stdout;
+    expect(described).toContain('PipelineSucceeded');
+    // Deleted: the garbage collector takes its runs along from the other namespace.
+    expect(kubectl(['delete', api.plural, name, '--timeout=60s']).status).toBe(0);
+    await eventually(
+      async () =>
+        (
+          (await c.admin.custom.listNamespacedCustomObject({
+            ...crd('workflowruns', c.namespace),
+            labelSelector: `${LABEL_RESOURCE_UID}=${got.metadata.uid}`,
+          })) as { items: WorkflowRun[] }
+        ).items.length === 0,
+      60_000,
+      'the runs of the deleted resource to be collected',
+    );
   });
 
   it('documents become Works applied to the cluster; an object a later run drops is pruned', async () => {

@@ -267,16 +267,34 @@ it('a message written to $KRT_STATUS is the run message kubectl get wfr shows', 
   await create('told', {
     work: {
       'runs-on': 'bash',
-      steps: [step('s', `printf 'message: deployed 3 replicas\\nreplicas: 3\\n' > "$KRT_STATUS"`)],
+      steps: [
+        step(
+          's',
+          `printf 'message: deployed 3 replicas\\nreplicas: 3\\nendpoint: {host: web, ports: [80, 443]}\\n' > "$KRT_STATUS"`,
+        ),
+      ],
     },
   });
   const done = await inPhase('told', ['Succeeded', 'Failed']);
+  // Kept as written: numbers stay numbers, nested values stay nested.
   expect(done.status).toMatchObject({
     phase: 'Succeeded',
     message: 'deployed 3 replicas',
-    stepStatus: { replicas: '3' },
+    stepStatus: { replicas: 3, endpoint: { host: 'web', ports: [80, 443] } },
   });
   expect(kubectl(['get', 'wfr', 'told', '-n', c.namespace]).stdout).toMatch(
     /^told\s+Succeeded\s+1\/1\s+deployed 3 replicas\s+\S+$/m,
   );
+});
+
+it('a $KRT_STATUS nested deeper than its bound fails the Run, naming the key and the bound', async () => {
+  await create('deep', {
+    work: {
+      'runs-on': 'bash',
+      steps: [step('s', `echo 'a: {b: {c: {d: {e: {f: {g: {h: {i: 1}}}}}}}}' > "$KRT_STATUS"`)],
+    },
+  });
+  const run = await runInPhase(c, 'deep-work-s', ['Failed'], 30_000);
+  expect(run.status?.reason).toBe('StatusFileInvalid');
+  expect(run.status?.message).toBe('$KRT_STATUS a.b.c.d.e.f.g.h: nested deeper than 8 levels');
 });

@@ -105,7 +105,14 @@ async function reconcileCalling(uses: string) {
 
 /** Reconciles a new resource whose configure pipeline uses Workflow `uses`, with an empty Workflow cache. */
 async function reconcileResourceUsing(uses: string) {
-  const api = { group: 'lag.kruntimes.dev', version: 'v1', kind: 'Lag', plural: 'lags', schema: {} };
+  const api = {
+    group: 'lag.kruntimes.dev',
+    version: 'v1',
+    kind: 'Lag',
+    plural: 'lags',
+    schema: {},
+    namespaced: true,
+  };
   const resource = {
     apiVersion: `${api.group}/v1`,
     kind: api.kind,

@@ -76,6 +76,7 @@ describe('the controller runtime', () => {
     await settle();
     expect(seen).toEqual(['ns/a', 'ns/p', 'ns/for-z', 'ns/for-w']);
     expect(ownerKeys(obj('c', { kind: 'Parent', name: 'p' }), 'Parent')).toEqual(['ns/p']);
+    expect(ownerKeys(obj('c', { kind: 'Parent', name: 'p' }), 'Parent', true)).toEqual(['/p']);
     await c.stop();
   });
 

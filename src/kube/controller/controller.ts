@@ -46,8 +46,11 @@ export interface ControllerSpec<T extends KubeObject = KubeObject> {
   name: string;
   /** The kind reconciled: each object's key is `namespace/name`. */
   for: Source<T>;
-  /** Objects whose controller owner reference of this kind names the key (`Owns`). */
-  owns?: { source: Source<OwnerReferenced>; kind: string }[];
+  /**
+   * Objects whose controller owner reference of this kind names the key (`Owns`); a cluster-scoped
+   * owner's key has no namespace, whatever the namespace of what it owns.
+   */
+  owns?: { source: Source<OwnerReferenced>; kind: string; clusterScoped?: boolean }[];
   /**
    * Other objects, mapped to the keys they concern (`Watches`); an update passes only when
    * `changed` says it matters (controller-runtime's predicates).
@@ -68,10 +71,11 @@ export function defineController<T extends KubeObject>(spec: ControllerSpec<T>):
 export const keyOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
 /** Keys of the owners an object names as its controller, of one kind. */
-export function ownerKeys(o: OwnerReferenced, kind: string): string[] {
+export function ownerKeys(o: OwnerReferenced, kind: string, clusterScoped = false): string[] {
+  const namespace = clusterScoped ? '' : (o.metadata?.namespace ?? '');
   return (o.metadata?.ownerReferences ?? [])
     .filter((r) => r.controller && r.kind === kind && r.name)
-    .map((r) => `${o.metadata?.namespace ?? ''}/${r.name}`);
+    .map((r) => `${namespace}/${r.name}`);
 }
 
 export interface ControllerMetrics {
@@ -117,7 +121,8 @@ export class Controller<T extends KubeObject = KubeObject> {
       });
     };
     hook(this.spec.for, (o) => [keyOf(o)]);
-    for (const { source, kind } of this.spec.owns ?? []) hook(source, (o) => ownerKeys(o, kind));
+    for (const { source, kind, clusterScoped } of this.spec.owns ?? [])
+      hook(source, (o) => ownerKeys(o, kind, clusterScoped));
     for (const { source, map, changed } of this.spec.watches ?? [])
       hook(source, map, changed as ((old: KubeObject, o: KubeObject) => boolean) | undefined);
   }
