@@ -186,7 +186,12 @@ export class Manager {
       defineController({
         name: 'promise',
         for: promises,
-        owns: [{ source: crds, kind: 'Promise' }],
+        // Its CRD, and the runs and Works of its own workflows (in the workflowNamespace).
+        owns: [
+          { source: crds, kind: 'Promise' },
+          { source: caches.workflowRuns, kind: 'Promise', clusterScoped: true },
+          { source: works, kind: 'Promise', clusterScoped: true },
+        ],
         reconcile: (key) =>
           reconcilePromise(key, {
             kc: this.kc,
@@ -194,6 +199,11 @@ export class Manager {
             crds,
             custom,
             events,
+            workflowRuns: caches.workflowRuns,
+            runs: caches.runs,
+            works,
+            workflows: caches.workflows,
+            defaultInterval: this.opts.reconcileInterval,
             serve: (promise, api) => served.serve(promise, api),
             unserve: (promise) => served.unserve(promise),
             missingRights: (api) => missingRights(authz, api),

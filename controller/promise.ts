@@ -5,6 +5,7 @@ import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, PromiseStatus, ResourceObject } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { condition, controllerReference } from '../src/api/objects.js';
+import type { Result } from '../src/kube/controller/controller.js';
 import { writeStatusIfChanged } from '../src/kube/controller/planned.js';
 import { isTransient } from '../src/kube/retry.js';
 import { statusCode, statusMessage } from '../src/kube/client.js';
@@ -20,6 +21,11 @@ import { installableCrd, resourceApi, resourceApiErrors, type ResourceApi } from
 import { workflowHash } from '../src/promise/pipeline.js';
 import { crdConflict, crdOwnedBy, type CrdMeta } from '../src/promise/ownership.js';
 import type { EventRecorder } from './events.js';
+import {
+  reconcilePromiseWorkflow,
+  type PromiseWorkflowDeps,
+  type PromiseWorkflowOutcome,
+} from './promise-workflow.js';
 import { deleteResource, patchResource } from './resource-client.js';
 
 /** On an installed CRD: the generation of the Promise it was applied from. */
@@ -30,7 +36,7 @@ export interface Crd extends CrdMeta {
   status?: { conditions?: { type: string; status: string; message?: string }[] };
 }
 
-export interface PromiseDeps {
+export interface PromiseDeps extends PromiseWorkflowDeps {
   kc: k8s.KubeConfig;
   promises: ResilientInformer<PromiseObject>;
   crds: ResilientInformer<Crd>;
@@ -47,17 +53,29 @@ export interface PromiseDeps {
   writes?: { inc(labels: { verb: string; resource: string }): void };
 }
 
-export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<void> {
+export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<Result | void> {
   const name = key.split('/')[1] ?? '';
   const promise = deps.promises.get('', name);
   if (!promise) return deps.unserve(name);
-  const now = new Date().toISOString();
+  const clock = new Date();
+  const now = clock.toISOString();
   const api = resourceApi(promise);
   const finalizers = promise.metadata.finalizers ?? [];
   if (promise.metadata.deletionTimestamp) {
     if (!finalizers.includes(FINALIZER_PROMISE_RESOURCES)) return deps.unserve(name);
     const progress = await teardown(promise, api, deps, now);
     if (progress) return writeStatus(promise, progress, deps);
+    // Its resources are gone: now its own delete workflow, then its Works.
+    const own = await reconcilePromiseWorkflow(promise, deps, clock);
+    if (own?.holding) {
+      const message = own.message ?? 'running the delete workflow of the Promise';
+      await writeStatus(
+        promise,
+        withOwn(promiseStatus(promise, 'False', 'Deleting', message, now, api), own),
+        deps,
+      );
+      return own.requeueAfter !== undefined ? { requeueAfter: own.requeueAfter } : undefined;
+    }
     await setFinalizers(
       promise,
       finalizers.filter((f) => f !== FINALIZER_PROMISE_RESOURCES),
@@ -71,13 +89,42 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
     return undefined; // the update comes back through the cache
   }
   let status: PromiseStatus;
+  const own = api ? await reconcilePromiseWorkflow(promise, deps, clock) : undefined;
   if (!api) {
     const why = resourceApiErrors(promise.spec.api).map(formatFieldError).join('; ');
     status = promiseStatus(promise, 'False', 'InvalidAPI', why, now);
+  } else if (own && !own.succeeded && !installedBefore(promise, api, deps)) {
+    // The API is served once the Promise's own configure workflow first succeeded (docs/promises.md).
+    const failed = own.kruntimes?.workflows?.phase === 'Failed';
+    status = promiseStatus(
+      promise,
+      'False',
+      failed ? 'PromiseWorkflowFailed' : 'PromiseWorkflowPending',
+      own.message ?? 'waiting for the configure workflow of the Promise',
+      now,
+      api,
+    );
   } else {
     status = await install(promise, api, deps, now);
   }
-  await writeStatus(promise, status, deps);
+  await writeStatus(promise, withOwn(status, own), deps);
+  return own?.requeueAfter !== undefined ? { requeueAfter: own.requeueAfter } : undefined;
+}
+
+/** The Promise's status with its own workflows' record and conditions, when it has them. */
+function withOwn(status: PromiseStatus, own: PromiseWorkflowOutcome | undefined): PromiseStatus {
+  if (!own) return status;
+  return {
+    ...status,
+    ...(own.kruntimes ? { kruntimes: own.kruntimes } : {}),
+    conditions: [...(status.conditions ?? []), ...own.conditions],
+  };
+}
+
+/** Whether this Promise's API was installed already: a later round of its workflow keeps it served. */
+function installedBefore(promise: PromiseObject, api: ResourceApi, deps: PromiseDeps): boolean {
+  const current = deps.crds.get('', `${api.plural}.${api.group}`);
+  return current !== undefined && crdOwnedBy(current, promise);
 }
 
 async function writeStatus(promise: PromiseObject, status: PromiseStatus, deps: PromiseDeps): Promise<void> {

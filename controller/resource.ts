@@ -70,7 +70,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
     confirmMissing: (plan) => retryForCacheLag(deps.custom, plan.missingWorkflows ?? [], { resource: key }),
     afterStatus: (a) => a.type === 'event',
     id: actionId,
-    apply: (action, target) => apply(action, target, deps),
+    apply: (action, target) => applyResourceAction(action, target, deps),
     failed: (action, e) => {
       // Labels and finalizers come first: without them nothing else is done.
       if (action.type === 'setLabels' || action.type === 'setFinalizers') return 'fatal';
@@ -111,11 +111,14 @@ function actionId(a: ResourceAction): string {
   }
 }
 
+/** What applying a resource plan's actions needs (a Promise's own workflow has the same). */
+export type ActionDeps = Pick<ResourceDeps, 'kc' | 'api' | 'promise' | 'custom' | 'events' | 'writes'>;
+
 /** One action; a metadata patch returns the resource as patched, for the status write that follows. */
-async function apply(
+export async function applyResourceAction(
   action: ResourceAction,
   resource: ResourceObject,
-  deps: ResourceDeps,
+  deps: ActionDeps,
 ): Promise<ResourceObject | void> {
   // Where the resource's runs and Works live (the workflowNamespace for a cluster-scoped one).
   const namespace = pipelineNamespace(resource, deps.promise() ?? { spec: {} });
@@ -182,7 +185,7 @@ async function apply(
 async function patchMetadata(
   resource: ResourceObject,
   metadata: { labels: Record<string, string | null> } | { finalizers: string[] },
-  deps: ResourceDeps,
+  deps: ActionDeps,
 ): Promise<ResourceObject> {
   deps.writes?.inc({ verb: 'patch', resource: deps.api.plural });
   const guard = 'finalizers' in metadata ? { resourceVersion: resource.metadata.resourceVersion } : {};

@@ -94,7 +94,17 @@ export const promiseSpecSchema: Schema = obj(
       `How often each resource's configure workflow runs again to correct drift, such as 10h (the controller default, --reconcile-interval, is ${L.DEFAULT_RECONCILE_INTERVAL}).`,
       { maxLength: 32 },
     ),
-    workflows: obj('Workflows of the resources.', {
+    workflows: obj('Workflows of the Promise and of its resources.', {
+      promise: obj(
+        'Workflows of the Promise itself, run in spec.workflowNamespace: configure when it is created or changed (its API is served once it first succeeded), delete when it is deleted (after its resources).',
+        {
+          configure: pipelines(
+            'Pipelines run one after another when the Promise is created or changed, or reconciled.',
+            L.MAX_PIPELINES,
+          ),
+          delete: pipelines('At most one pipeline, run when the Promise is deleted.', 1),
+        },
+      ),
       resource: obj('Lifecycle workflows of each resource.', {
         configure: pipelines(
           'Pipelines run one after another when a resource is created, updated or reconciled, or the Promise changes.',
@@ -110,23 +120,6 @@ export const promiseSpecSchema: Schema = obj(
   },
   { required: ['api'] },
 );
-
-export const promiseStatusSchema: Schema = obj('Observed state of the Promise.', {
-  observedGeneration: int('The .metadata.generation last reconciled.', { minimum: 0 }),
-  conditions,
-  api: obj('The resource API the Promise serves.', {
-    group: str('API group.', { maxLength: 253 }),
-    version: str('Served storage version.', { maxLength: 63 }),
-    kind: str('Kind.', { maxLength: 63 }),
-    plural: str('Plural resource name.', { maxLength: 63 }),
-  }),
-  resources: int('Resources of the API.', { minimum: 0 }),
-  configured: int('Resources whose configure workflow last succeeded for their current spec.', {
-    minimum: 0,
-  }),
-  summary: str('Configured resources out of all, as configured/total.', { maxLength: 32 }),
-  message: str('Why the Promise is in its state.', { maxLength: 32768 }),
-});
 
 export const appliedObjectSchema: Schema = obj('One object a Work applied.', {
   apiVersion: str('API version.', { maxLength: 316 }),
@@ -212,3 +205,24 @@ export const resourceStatusSchema: Schema = obj(
   },
   { 'x-kubernetes-preserve-unknown-fields': true },
 );
+
+export const promiseStatusSchema: Schema = obj('Observed state of the Promise.', {
+  observedGeneration: int('The .metadata.generation last reconciled.', { minimum: 0 }),
+  conditions,
+  kruntimes: obj("What kruntimes ran for the Promise's own workflows.", {
+    workflows: resourceWorkflowsSchema,
+    delete: resourceDeleteSchema,
+  }),
+  api: obj('The resource API the Promise serves.', {
+    group: str('API group.', { maxLength: 253 }),
+    version: str('Served storage version.', { maxLength: 63 }),
+    kind: str('Kind.', { maxLength: 63 }),
+    plural: str('Plural resource name.', { maxLength: 63 }),
+  }),
+  resources: int('Resources of the API.', { minimum: 0 }),
+  configured: int('Resources whose configure workflow last succeeded for their current spec.', {
+    minimum: 0,
+  }),
+  summary: str('Configured resources out of all, as configured/total.', { maxLength: 32 }),
+  message: str('Why the Promise is in its state.', { maxLength: 32768 }),
+});

@@ -1790,9 +1790,26 @@ export interface PromiseSpec {
    */
   reconcileInterval?: string;
   /**
-   * Workflows of the resources.
+   * Workflows of the Promise and of its resources.
    */
   workflows?: {
+    /**
+     * Workflows of the Promise itself, run in spec.workflowNamespace: configure when it is created or changed (its API is served once it first succeeded), delete when it is deleted (after its resources).
+     */
+    promise?: {
+      /**
+       * Pipelines run one after another when the Promise is created or changed, or reconciled.
+       *
+       * @maxItems 10
+       */
+      configure?: Pipeline[];
+      /**
+       * At most one pipeline, run when the Promise is deleted.
+       *
+       * @maxItems 1
+       */
+      delete?: Pipeline[];
+    };
     /**
      * Lifecycle workflows of each resource.
      */
@@ -1831,6 +1848,13 @@ export interface PromiseStatus {
    */
   conditions?: Condition[];
   /**
+   * What kruntimes ran for the Promise's own workflows.
+   */
+  kruntimes?: {
+    workflows?: ResourceWorkflows;
+    delete?: ResourceDelete;
+  };
+  /**
    * The resource API the Promise serves.
    */
   api?: {
@@ -1865,6 +1889,99 @@ export interface PromiseStatus {
   summary?: string;
   /**
    * Why the Promise is in its state.
+   */
+  message?: string;
+}
+/**
+ * The configure workflow of this resource.
+ */
+export interface ResourceWorkflows {
+  /**
+   * Hash of the resource spec and the Promise pipelines the workflow ran for.
+   */
+  hash?: string;
+  /**
+   * How many times the workflow was started.
+   */
+  round?: number;
+  /**
+   * Running, Succeeded, Failed or Suspended.
+   */
+  phase?: string;
+  /**
+   * When the current round started.
+   */
+  startedAt?: string;
+  /**
+   * When the current round ended.
+   */
+  completedAt?: string;
+  /**
+   * The pipelines of the current round, in order.
+   *
+   * @maxItems 10
+   */
+  pipelines?: PipelineStatus[];
+}
+/**
+ * One pipeline of the current configure workflow.
+ */
+export interface PipelineStatus {
+  /**
+   * Pipeline name.
+   */
+  name?: string;
+  /**
+   * Pending, Running, Succeeded, Failed, Suspended or Cancelled.
+   */
+  phase?: string;
+  /**
+   * Its WorkflowRun.
+   */
+  workflowRunName?: string;
+  /**
+   * Executions of its suspended or retried job so far.
+   */
+  attempts?: number;
+  /**
+   * When a pipeline that wrote retryAfter runs again.
+   */
+  nextRetryAt?: string;
+  /**
+   * Why the pipeline is in its phase (a suspension message, a failure).
+   */
+  message?: string;
+}
+/**
+ * The delete workflow of this resource, once it is deleted.
+ */
+export interface ResourceDelete {
+  /**
+   * Hash of the resource spec and the Promise spec the current round ran for.
+   */
+  hash?: string;
+  /**
+   * How many times the delete workflow was started anew (after a failure and a change).
+   */
+  round?: number;
+  /**
+   * Attempt of the delete pipeline in this round.
+   */
+  attempt?: number;
+  /**
+   * Running, Succeeded, Failed, Suspended, or Skipped (its namespace is being deleted).
+   */
+  phase?: string;
+  /**
+   * The delete pipeline run of this attempt.
+   */
+  workflowRunName?: string;
+  /**
+   * When a delete pipeline that wrote retryAfter runs again.
+   */
+  nextRetryAt?: string;
+  /**
+   * Why the delete workflow is in its phase.
    */
   message?: string;
 }
@@ -1936,99 +2053,6 @@ export interface AppliedObject {
    * Name.
    */
   name?: string;
-}
-/**
- * One pipeline of the current configure workflow.
- */
-export interface PipelineStatus {
-  /**
-   * Pipeline name.
-   */
-  name?: string;
-  /**
-   * Pending, Running, Succeeded, Failed, Suspended or Cancelled.
-   */
-  phase?: string;
-  /**
-   * Its WorkflowRun.
-   */
-  workflowRunName?: string;
-  /**
-   * Executions of its suspended or retried job so far.
-   */
-  attempts?: number;
-  /**
-   * When a pipeline that wrote retryAfter runs again.
-   */
-  nextRetryAt?: string;
-  /**
-   * Why the pipeline is in its phase (a suspension message, a failure).
-   */
-  message?: string;
-}
-/**
- * The configure workflow of this resource.
- */
-export interface ResourceWorkflows {
-  /**
-   * Hash of the resource spec and the Promise pipelines the workflow ran for.
-   */
-  hash?: string;
-  /**
-   * How many times the workflow was started.
-   */
-  round?: number;
-  /**
-   * Running, Succeeded, Failed or Suspended.
-   */
-  phase?: string;
-  /**
-   * When the current round started.
-   */
-  startedAt?: string;
-  /**
-   * When the current round ended.
-   */
-  completedAt?: string;
-  /**
-   * The pipelines of the current round, in order.
-   *
-   * @maxItems 10
-   */
-  pipelines?: PipelineStatus[];
-}
-/**
- * The delete workflow of this resource, once it is deleted.
- */
-export interface ResourceDelete {
-  /**
-   * Hash of the resource spec and the Promise spec the current round ran for.
-   */
-  hash?: string;
-  /**
-   * How many times the delete workflow was started anew (after a failure and a change).
-   */
-  round?: number;
-  /**
-   * Attempt of the delete pipeline in this round.
-   */
-  attempt?: number;
-  /**
-   * Running, Succeeded, Failed, Suspended, or Skipped (its namespace is being deleted).
-   */
-  phase?: string;
-  /**
-   * The delete pipeline run of this attempt.
-   */
-  workflowRunName?: string;
-  /**
-   * When a delete pipeline that wrote retryAfter runs again.
-   */
-  nextRetryAt?: string;
-  /**
-   * Why the delete workflow is in its phase.
-   */
-  message?: string;
 }
 /**
  * Set by kruntimes: the configure workflow, its conditions and what status.yaml said.

@@ -120,7 +120,9 @@ export function kratixEnv(
   const api = promise.spec.api as { spec?: { names?: { plural?: string }; scope?: string } };
   return {
     KRATIX_WORKFLOW_ACTION: action,
-    KRATIX_WORKFLOW_TYPE: 'resource',
+    // A Promise's own workflow works on the Promise (no resource API is in kruntimes.io).
+    KRATIX_WORKFLOW_TYPE:
+      resource.apiVersion === API_VERSION && resource.kind === 'Promise' ? 'promise' : 'resource',
     KRATIX_PROMISE_NAME: promise.metadata.name ?? '',
     KRATIX_PIPELINE_NAME: pipeline.metadata.name,
     KRATIX_OBJECT_KIND: resource.kind ?? '',

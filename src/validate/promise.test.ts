@@ -54,6 +54,32 @@ describe('validatePromise', () => {
     expect(validatePromise(promise())).toEqual({ errors: [], warnings: [] });
   });
 
+  it("checks the Promise's own pipelines: they need the workflowNamespace and read the Promise as resource", () => {
+    const own = (configure: unknown[], extra: Record<string, unknown> = {}) =>
+      errorsOf(
+        promise({
+          workflows: { promise: { configure }, resource: { configure: [pipeline('a')] } },
+          ...extra,
+        }),
+      );
+    expect(own([pipeline('install', 'echo ${{ resource.spec.api.spec.group }}')])).toEqual([
+      "spec.workflowNamespace: required when spec.workflows.promise has pipelines: the Promise's own pipelines run there",
+    ]);
+    expect(
+      own([pipeline('install', 'echo ${{ resource.spec.api.spec.group }} ${{ resource.metadata.name }}')], {
+        workflowNamespace: 'platform',
+      }),
+    ).toEqual([]);
+    expect(own([pipeline('install')], { workflowNamespace: 'platform' })).toEqual([
+      expect.stringMatching(
+        /^spec\.workflows\.promise\.configure\[0\]\.spec\.jobs\.main\.steps\[0\]\.run: .*the resource schema declares no field "spec\.size"/,
+      ),
+    ]);
+    expect(
+      own([pipeline('install', 'true'), pipeline('install', 'true')], { workflowNamespace: 'platform' }),
+    ).toEqual(['spec.workflows.promise.configure[1].metadata.name: duplicate pipeline name "install"']);
+  });
+
   it('accepts a cluster-scoped API whose pipelines run in the workflowNamespace', () => {
     expect(
       validatePromise(promise({ api: api({ scope: 'Cluster' }), workflowNamespace: 'platform' })),

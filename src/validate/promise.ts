@@ -2,6 +2,7 @@
 // names, valid jobs and expressions, `resource.<path>` against the API's schema), at most one
 // delete pipeline, and an API whose group and kind never change once the Promise exists.
 import type { JobSpec, Pipeline, PromiseObject, Workflow } from '../api/types.js';
+import { promiseSpecSchema, promiseStatusSchema } from '../api/promise-schema.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isObject } from '../helpers.js';
 import { apiIdentity, resourceApi, resourceApiErrors } from '../promise/api.js';
@@ -24,6 +25,12 @@ function withScope(schema: unknown): ExpressionScope {
   const why = { unavailable: 'a Pipeline with passes values from the resource only' };
   return { inputs: why, jobs: why, steps: why, allJobs: {}, resource: { schema } };
 }
+
+/** The Promise as its own pipelines read it (`resource.spec.api...`). */
+const PROMISE_OBJECT_SCHEMA = {
+  type: 'object',
+  properties: { spec: promiseSpecSchema, status: promiseStatusSchema },
+};
 
 export function validatePromise(
   promise: PromiseObject,
@@ -64,23 +71,9 @@ export function validatePromise(
     const d = parseDuration(interval);
     if ('error' in d) errors.push(fieldError('spec.reconcileInterval', d.error));
   }
-  const schema = resourceApi(promise)?.schema;
-  const lists: [string, Pipeline[]][] = [
-    ['configure', promise.spec.workflows?.resource?.configure ?? []],
-    ['delete', promise.spec.workflows?.resource?.delete ?? []],
-  ];
-  for (const [kind, list] of lists) {
-    const seen = new Set<string>();
-    list.forEach((p, i) => {
-      const at = `spec.workflows.resource.${kind}[${i}]`;
-      if (seen.has(p.metadata.name))
-        errors.push(fieldError(`${at}.metadata.name`, `duplicate pipeline name "${p.metadata.name}"`));
-      seen.add(p.metadata.name);
-      const found = pipelineErrors(p, at, { promise, schema, lookup });
-      errors.push(...found.errors);
-      warnings.push(...found.warnings);
-    });
-  }
+  const pipelines = workflowsErrors(promise, lookup);
+  errors.push(...pipelines.errors);
+  warnings.push(...pipelines.warnings);
   const api = resourceApi(promise);
   const existing = api && crd?.(`${api.plural}.${api.group}`);
   // The uid of the stored Promise: a create has none yet.
@@ -96,6 +89,47 @@ export function validatePromise(
     warnings.push(
       'the Promise has no configure pipelines: its resources are accepted and nothing runs for them',
     );
+  return { errors, warnings };
+}
+
+/** The pipelines of the Promise's workflows and of its resources', each list checked on its own. */
+function workflowsErrors(
+  promise: PromiseObject,
+  lookup: ((namespace: string, name: string) => Workflow | undefined) | undefined,
+): ValidationResult {
+  const errors: FieldError[] = [];
+  const warnings: string[] = [];
+  const schema = resourceApi(promise)?.schema;
+  const own = promise.spec.workflows?.promise;
+  // The Promise's own pipelines work on the Promise: `resource.<path>` is checked against its schema.
+  const lists: [string, Pipeline[], unknown][] = [
+    ['resource.configure', promise.spec.workflows?.resource?.configure ?? [], schema],
+    ['resource.delete', promise.spec.workflows?.resource?.delete ?? [], schema],
+    ['promise.configure', own?.configure ?? [], PROMISE_OBJECT_SCHEMA],
+    ['promise.delete', own?.delete ?? [], PROMISE_OBJECT_SCHEMA],
+  ];
+  if (
+    ((own?.configure ?? []).length > 0 || (own?.delete ?? []).length > 0) &&
+    !promise.spec.workflowNamespace
+  )
+    errors.push(
+      fieldError(
+        'spec.workflowNamespace',
+        "required when spec.workflows.promise has pipelines: the Promise's own pipelines run there",
+      ),
+    );
+  for (const [kind, list, pipelineSchema] of lists) {
+    const seen = new Set<string>();
+    list.forEach((p, i) => {
+      const at = `spec.workflows.${kind}[${i}]`;
+      if (seen.has(p.metadata.name))
+        errors.push(fieldError(`${at}.metadata.name`, `duplicate pipeline name "${p.metadata.name}"`));
+      seen.add(p.metadata.name);
+      const found = pipelineErrors(p, at, { promise, schema: pipelineSchema, lookup });
+      errors.push(...found.errors);
+      warnings.push(...found.warnings);
+    });
+  }
   return { errors, warnings };
 }
 

@@ -499,6 +499,116 @@ export function podRuntimeTests(): void {
     }
   });
 
+  it("halts a container pipeline at its first failing container, as Kratix's pipelines do", async () => {
+    const container = (name: string, script: string) => ({
+      name,
+      image: step(),
+      command: ['bash', '-euc', script],
+    });
+    const halter = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Promise',
+      metadata: { name: 'halter' },
+      spec: {
+        api: {
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'CustomResourceDefinition',
+          metadata: { name: 'halts.halt.kruntimes.dev' },
+          spec: {
+            group: 'halt.kruntimes.dev',
+            scope: 'Namespaced',
+            names: { kind: 'Halt', plural: 'halts' },
+            versions: [
+              {
+                name: 'v1',
+                served: true,
+                storage: true,
+                schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } },
+              },
+            ],
+          },
+        },
+        workflows: {
+          resource: {
+            configure: [
+              {
+                apiVersion: 'kruntimes.io/v1alpha1',
+                kind: 'Pipeline',
+                metadata: { name: 'three' },
+                spec: {
+                  containers: [
+                    container('first', 'echo first'),
+                    container('second', 'echo second; exit 3'),
+                    container('third', 'echo third'),
+                  ],
+                },
+              },
+              {
+                apiVersion: 'kruntimes.io/v1alpha1',
+                kind: 'Pipeline',
+                metadata: { name: 'after' },
+                spec: { containers: [container('never', 'echo never')] },
+              },
+            ],
+          },
+        },
+      },
+    };
+    const rbac = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: {
+        name: 'kruntimes-promise-halter',
+        labels: { 'kruntimes.io/aggregate-to-promises': 'true' },
+      },
+      rules: [
+        {
+          apiGroups: ['halt.kruntimes.dev'],
+          resources: ['halts'],
+          verbs: ['get', 'list', 'watch', 'patch', 'delete'],
+        },
+        { apiGroups: ['halt.kruntimes.dev'], resources: ['halts/status'], verbs: ['update'] },
+      ],
+    };
+    apply(rbac);
+    apply(halter);
+    expect(ck(['wait', '--for=condition=Available', '--timeout=90s', 'promise/halter']).stderr).toBe('');
+    apply({
+      apiVersion: 'halt.kruntimes.dev/v1',
+      kind: 'Halt',
+      metadata: { name: 'h', namespace: NS },
+      spec: {},
+    });
+    type Halt = {
+      metadata: { uid: string };
+      status?: { message?: string; kruntimes?: { workflows?: { phase?: string } } };
+    };
+    const failed = await until('the pipeline failed', 240, () => {
+      const h = ckJson<Halt>(['get', '-n', NS, 'halts', 'h']);
+      return h.status?.kruntimes?.workflows?.phase === 'Failed' && h;
+    });
+    expect(failed.status?.message).toMatch(/^pipeline "three" failed/);
+    // One Run (and Pod) each for the first two containers, in order; none for the third or the next pipeline.
+    type Runs = { items: { metadata: { name: string }; status?: { exitCode?: number } }[] };
+    const runs = ckJson<Runs>(['get', '-n', NS, 'runs', '-l', 'kruntimes.io/workflow-job=three']).items;
+    expect(runs.map((r) => [r.metadata.name.replace(/^.*-three-/, ''), r.status?.exitCode]).sort()).toEqual([
+      ['first', 0],
+      ['second', 3],
+    ]);
+    const wfrs = ckJson<{ items: { metadata: { labels?: Record<string, string> } }[] }>([
+      'get',
+      '-n',
+      NS,
+      'wfr',
+      '-l',
+      `kruntimes.io/resource-uid=${failed.metadata.uid}`,
+    ]).items;
+    expect(wfrs.map((w) => w.metadata.labels?.['kruntimes.io/pipeline'])).toEqual(['three']);
+    ck(['delete', '-n', NS, 'halts', '--all', '--timeout=120s']);
+    ck(['delete', 'promise', 'halter', '--timeout=120s']);
+    ck(['delete', 'clusterrole', 'kruntimes-promise-halter']);
+  });
+
   it('re-runs a container pipeline at its retryAfter, counting attempts, then goes on', async () => {
     // Its third attempt's Run is named <...>-a3 (the name is what a container sees of its attempt).
     const retrier = {

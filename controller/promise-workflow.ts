@@ -1,0 +1,115 @@
+// The Promise's own workflows in the Promise reconciler: plan them (src/plan/promise-workflow.ts),
+// apply the plan's actions as a resource's are applied, and hand back what the Promise's status
+// shows of them. A run the API server refuses outright fails its pipeline, as a resource's does.
+import type {
+  Condition,
+  PromiseObject,
+  ResourceStatus,
+  Run,
+  Work,
+  Workflow,
+  WorkflowRun,
+} from '../src/api/types.js';
+import { GROUP, VERSION } from '../src/api/crds.js';
+import { statusMessage } from '../src/kube/client.js';
+import type { ResilientInformer } from '../src/kube/informer.js';
+import { isDeterministicRefusal } from '../src/kube/retry.js';
+import {
+  FINALIZER_DELETE_WORKFLOW,
+  FINALIZER_WORKS_CLEANUP,
+  LABEL_RESOURCE_UID,
+  LABEL_WORKFLOWRUN_UID,
+} from '../src/labels.js';
+import {
+  hasPromiseWorkflows,
+  planPromiseWorkflow,
+  promiseAsResource,
+  promiseWorkflowPromise,
+  promiseWorkflowStatus,
+} from '../src/plan/promise-workflow.js';
+import { writtenStatus } from '../src/plan/run-outputs.js';
+import type { ResourceApi } from '../src/promise/api.js';
+import { workflowRunFiles } from '../src/promise/files.js';
+import { applyResourceAction, type ActionDeps } from './resource.js';
+
+/** Promises themselves, as the resource client names an API. */
+const PROMISES: ResourceApi = {
+  group: GROUP,
+  version: VERSION,
+  kind: 'Promise',
+  plural: 'promises',
+  schema: undefined,
+  namespaced: false,
+};
+
+export interface PromiseWorkflowDeps extends Omit<ActionDeps, 'api' | 'promise'> {
+  workflowRuns: ResilientInformer<WorkflowRun>;
+  runs: ResilientInformer<Run>;
+  works: ResilientInformer<Work>;
+  workflows: ResilientInformer<Workflow>;
+  defaultInterval?: string;
+}
+
+export interface PromiseWorkflowOutcome {
+  kruntimes?: ResourceStatus['kruntimes'];
+  conditions: Condition[];
+  message?: string;
+  /** The configure workflow's current round succeeded. */
+  succeeded: boolean;
+  /** Deleting: the delete workflow or the Works' cleanup still holds the Promise. */
+  holding: boolean;
+  requeueAfter?: number;
+}
+
+/** Plans and applies the Promise's own workflow; undefined when it has none and nothing of one. */
+export async function reconcilePromiseWorkflow(
+  promise: PromiseObject,
+  deps: PromiseWorkflowDeps,
+  now: Date,
+): Promise<PromiseWorkflowOutcome | undefined> {
+  const uid = promise.metadata.uid ?? '';
+  const ours = (promise.metadata.finalizers ?? []).filter(
+    (f) => f === FINALIZER_DELETE_WORKFLOW || f === FINALIZER_WORKS_CLEANUP,
+  );
+  const works = deps.works.withLabel(LABEL_RESOURCE_UID, uid);
+  if (!hasPromiseWorkflows(promise) && ours.length === 0 && works.length === 0) return undefined;
+  const refused: Record<string, string> = {};
+  const plan = () =>
+    planPromiseWorkflow({
+      promise,
+      runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
+      works,
+      workflow: (ns, n) => deps.workflows.get(ns, n),
+      statusMessageOf: (run) =>
+        writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
+      filesOf: (run) =>
+        workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(run.metadata.namespace ?? '', n)),
+      defaultInterval: deps.defaultInterval,
+      refused,
+      now,
+    });
+  const actionDeps: ActionDeps = { ...deps, api: PROMISES, promise: () => promiseWorkflowPromise(promise) };
+  let target = promiseAsResource(promise);
+  let planned = plan();
+  for (let pass = 0; pass < 2; pass++) {
+    let replan = false;
+    for (const action of planned.actions) {
+      try {
+        target = (await applyResourceAction(action, target, actionDeps)) ?? target;
+      } catch (e) {
+        if (action.type !== 'createRun' || !isDeterministicRefusal(e)) throw e;
+        refused[action.pipeline] =
+          `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
+        replan = true;
+        break;
+      }
+    }
+    if (!replan) break;
+    planned = plan();
+  }
+  return {
+    ...promiseWorkflowStatus(planned.status),
+    holding: Boolean(promise.metadata.deletionTimestamp) && ours.length > 0,
+    ...(planned.requeueAfter !== undefined ? { requeueAfter: planned.requeueAfter } : {}),
+  };
+}
