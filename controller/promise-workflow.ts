@@ -14,12 +14,7 @@ import { GROUP, VERSION } from '../src/api/crds.js';
 import { statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
-import {
-  FINALIZER_DELETE_WORKFLOW,
-  FINALIZER_WORKS_CLEANUP,
-  LABEL_RESOURCE_UID,
-  LABEL_WORKFLOWRUN_UID,
-} from '../src/labels.js';
+import { FINALIZER_DELETE_WORKFLOW, FINALIZER_WORKS_CLEANUP, LABEL_RESOURCE_UID } from '../src/labels.js';
 import {
   hasPromiseWorkflows,
   planPromiseWorkflow,
@@ -27,10 +22,8 @@ import {
   promiseWorkflowPromise,
   promiseWorkflowStatus,
 } from '../src/plan/promise-workflow.js';
-import { writtenStatus } from '../src/plan/run-outputs.js';
 import type { ResourceApi } from '../src/promise/api.js';
-import { workflowRunFiles } from '../src/promise/files.js';
-import { applyResourceAction, type ActionDeps } from './resource.js';
+import { applyResourceAction, observedFor, type ActionDeps } from './resource.js';
 
 /** Promises themselves, as the resource client names an API. */
 const PROMISES: ResourceApi = {
@@ -74,20 +67,7 @@ export async function reconcilePromiseWorkflow(
   const works = deps.works.withLabel(LABEL_RESOURCE_UID, uid);
   if (!hasPromiseWorkflows(promise) && ours.length === 0 && works.length === 0) return undefined;
   const refused: Record<string, string> = {};
-  const plan = () =>
-    planPromiseWorkflow({
-      promise,
-      runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
-      works,
-      workflow: (ns, n) => deps.workflows.get(ns, n),
-      statusMessageOf: (run) =>
-        writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
-      filesOf: (run) =>
-        workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(run.metadata.namespace ?? '', n)),
-      defaultInterval: deps.defaultInterval,
-      refused,
-      now,
-    });
+  const plan = () => planPromiseWorkflow({ promise, ...observedFor(uid, deps), refused, now });
   const actionDeps: ActionDeps = { ...deps, api: PROMISES, promise: () => promiseWorkflowPromise(promise) };
   let target = promiseAsResource(promise);
   let planned = plan();

@@ -11,7 +11,7 @@ import type { ResilientInformer } from '../src/kube/informer.js';
 import { serverSideApply } from '../src/kube/raw.js';
 import { isDeterministicRefusal, isNamespaceTerminating } from '../src/kube/retry.js';
 import { LABEL_RESOURCE_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
-import { planResourceWorkflow, type ResourceAction } from '../src/plan/resource.js';
+import { planResourceWorkflow, type ResourceAction, type ResourceObserved } from '../src/plan/resource.js';
 import { planResourceDeletion } from '../src/plan/resource-delete.js';
 import { writtenStatus } from '../src/plan/run-outputs.js';
 import type { ResourceApi } from '../src/promise/api.js';
@@ -55,14 +55,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       (deleting ? planResourceDeletion : planResourceWorkflow)({
         resource,
         promise,
-        runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
-        works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
-        workflow: (ns, n) => deps.workflows.get(ns, n),
-        statusMessageOf: (run) =>
-          writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
-        filesOf: (run) =>
-          workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(run.metadata.namespace ?? '', n)),
-        defaultInterval: deps.defaultInterval,
+        ...observedFor(uid, deps),
         refused,
         namespaceTerminating,
         now,
@@ -109,6 +102,23 @@ function actionId(a: ResourceAction): string {
     case 'event':
       return `event/${a.reason}/${a.message}`;
   }
+}
+
+/** What the caches hold of the object with this uid, as the resource planners read it. */
+export function observedFor(
+  uid: string,
+  deps: Pick<ResourceDeps, 'workflowRuns' | 'runs' | 'works' | 'workflows' | 'defaultInterval'>,
+): Pick<ResourceObserved, 'runs' | 'works' | 'workflow' | 'statusMessageOf' | 'filesOf' | 'defaultInterval'> {
+  return {
+    runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
+    works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
+    workflow: (ns, n) => deps.workflows.get(ns, n),
+    statusMessageOf: (run) =>
+      writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
+    filesOf: (run) =>
+      workflowRunFiles(run, run.spec.jobs, (n) => deps.runs.get(run.metadata.namespace ?? '', n)),
+    defaultInterval: deps.defaultInterval,
+  };
 }
 
 /** What applying a resource plan's actions needs (a Promise's own workflow has the same). */

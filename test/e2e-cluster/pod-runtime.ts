@@ -499,25 +499,41 @@ export function podRuntimeTests(): void {
     }
   });
 
-  it("halts a container pipeline at its first failing container, as Kratix's pipelines do", async () => {
-    const container = (name: string, script: string) => ({
-      name,
-      image: step(),
-      command: ['bash', '-euc', script],
+  /** Applies a Promise of these pipelines over a small API, with the role granting the controller it. */
+  function applyContainerPromise(
+    name: string,
+    api: { group: string; kind: string; plural: string },
+    configure: object[],
+  ): void {
+    apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: {
+        name: `kruntimes-promise-${name}`,
+        labels: { 'kruntimes.io/aggregate-to-promises': 'true' },
+      },
+      rules: [
+        {
+          apiGroups: [api.group],
+          resources: [api.plural],
+          verbs: ['get', 'list', 'watch', 'patch', 'delete'],
+        },
+        { apiGroups: [api.group], resources: [`${api.plural}/status`], verbs: ['update'] },
+      ],
     });
-    const halter = {
+    apply({
       apiVersion: 'kruntimes.io/v1alpha1',
       kind: 'Promise',
-      metadata: { name: 'halter' },
+      metadata: { name },
       spec: {
         api: {
           apiVersion: 'apiextensions.k8s.io/v1',
           kind: 'CustomResourceDefinition',
-          metadata: { name: 'halts.halt.kruntimes.dev' },
+          metadata: { name: `${api.plural}.${api.group}` },
           spec: {
-            group: 'halt.kruntimes.dev',
+            group: api.group,
             scope: 'Namespaced',
-            names: { kind: 'Halt', plural: 'halts' },
+            names: { kind: api.kind, plural: api.plural },
             versions: [
               {
                 name: 'v1',
@@ -528,51 +544,38 @@ export function podRuntimeTests(): void {
             ],
           },
         },
-        workflows: {
-          resource: {
-            configure: [
-              {
-                apiVersion: 'kruntimes.io/v1alpha1',
-                kind: 'Pipeline',
-                metadata: { name: 'three' },
-                spec: {
-                  containers: [
-                    container('first', 'echo first'),
-                    container('second', 'echo second; exit 3'),
-                    container('third', 'echo third'),
-                  ],
-                },
-              },
-              {
-                apiVersion: 'kruntimes.io/v1alpha1',
-                kind: 'Pipeline',
-                metadata: { name: 'after' },
-                spec: { containers: [container('never', 'echo never')] },
-              },
-            ],
-          },
+        workflows: { resource: { configure } },
+      },
+    });
+    expect(ck(['wait', '--for=condition=Available', '--timeout=90s', `promise/${name}`]).stderr).toBe('');
+  }
+
+  it("halts a container pipeline at its first failing container, as Kratix's pipelines do", async () => {
+    const container = (name: string, script: string) => ({
+      name,
+      image: step(),
+      command: ['bash', '-euc', script],
+    });
+    applyContainerPromise('halter', { group: 'halt.kruntimes.dev', kind: 'Halt', plural: 'halts' }, [
+      {
+        apiVersion: 'kruntimes.io/v1alpha1',
+        kind: 'Pipeline',
+        metadata: { name: 'three' },
+        spec: {
+          containers: [
+            container('first', 'echo first'),
+            container('second', 'echo second; exit 3'),
+            container('third', 'echo third'),
+          ],
         },
       },
-    };
-    const rbac = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: {
-        name: 'kruntimes-promise-halter',
-        labels: { 'kruntimes.io/aggregate-to-promises': 'true' },
+      {
+        apiVersion: 'kruntimes.io/v1alpha1',
+        kind: 'Pipeline',
+        metadata: { name: 'after' },
+        spec: { containers: [container('never', 'echo never')] },
       },
-      rules: [
-        {
-          apiGroups: ['halt.kruntimes.dev'],
-          resources: ['halts'],
-          verbs: ['get', 'list', 'watch', 'patch', 'delete'],
-        },
-        { apiGroups: ['halt.kruntimes.dev'], resources: ['halts/status'], verbs: ['update'] },
-      ],
-    };
-    apply(rbac);
-    apply(halter);
-    expect(ck(['wait', '--for=condition=Available', '--timeout=90s', 'promise/halter']).stderr).toBe('');
+    ]);
     apply({
       apiVersion: 'halt.kruntimes.dev/v1',
       kind: 'Halt',
@@ -611,74 +614,26 @@ export function podRuntimeTests(): void {
 
   it('re-runs a container pipeline at its retryAfter, counting attempts, then goes on', async () => {
     // Its third attempt's Run is named <...>-a3 (the name is what a container sees of its attempt).
-    const retrier = {
-      apiVersion: 'kruntimes.io/v1alpha1',
-      kind: 'Promise',
-      metadata: { name: 'retrier' },
-      spec: {
-        api: {
-          apiVersion: 'apiextensions.k8s.io/v1',
-          kind: 'CustomResourceDefinition',
-          metadata: { name: 'retries.retry.kruntimes.dev' },
-          spec: {
-            group: 'retry.kruntimes.dev',
-            scope: 'Namespaced',
-            names: { kind: 'Retry', plural: 'retries' },
-            versions: [
-              {
-                name: 'v1',
-                served: true,
-                storage: true,
-                schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } },
-              },
-            ],
-          },
-        },
-        workflows: {
-          resource: {
-            configure: [
-              {
-                apiVersion: 'kruntimes.io/v1alpha1',
-                kind: 'Pipeline',
-                metadata: { name: 'until-third' },
-                spec: {
-                  containers: [
-                    {
-                      name: 'try',
-                      image: step(),
-                      command: [
-                        'bash',
-                        '-euc',
-                        'case "$KRT_RUN" in *-a3) echo "message: third time" > /kratix/metadata/status.yaml ;; *) printf "retryAfter: 1s\\nmessage: not yet\\n" > /kratix/metadata/workflow-control.yaml ;; esac',
-                      ],
-                    },
-                  ],
-                },
-              },
-            ],
-          },
+    applyContainerPromise('retrier', { group: 'retry.kruntimes.dev', kind: 'Retry', plural: 'retries' }, [
+      {
+        apiVersion: 'kruntimes.io/v1alpha1',
+        kind: 'Pipeline',
+        metadata: { name: 'until-third' },
+        spec: {
+          containers: [
+            {
+              name: 'try',
+              image: step(),
+              command: [
+                'bash',
+                '-euc',
+                'case "$KRT_RUN" in *-a3) echo "message: third time" > /kratix/metadata/status.yaml ;; *) printf "retryAfter: 1s\\nmessage: not yet\\n" > /kratix/metadata/workflow-control.yaml ;; esac',
+              ],
+            },
+          ],
         },
       },
-    };
-    const rbac = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: {
-        name: 'kruntimes-promise-retrier',
-        labels: { 'kruntimes.io/aggregate-to-promises': 'true' },
-      },
-      rules: [
-        {
-          apiGroups: ['retry.kruntimes.dev'],
-          resources: ['retries'],
-          verbs: ['get', 'list', 'watch', 'patch', 'delete'],
-        },
-        { apiGroups: ['retry.kruntimes.dev'], resources: ['retries/status'], verbs: ['update'] },
-      ],
-    };
-    apply(rbac);
-    apply(retrier);
-    expect(ck(['wait', '--for=condition=Available', '--timeout=90s', 'promise/retrier']).stderr).toBe('');
+    ]);
     apply({
       apiVersion: 'retry.kruntimes.dev/v1',
       kind: 'Retry',
