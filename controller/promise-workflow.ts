@@ -51,6 +51,8 @@ export interface PromiseWorkflowOutcome {
   succeeded: boolean;
   /** Deleting: the delete workflow or the Works' cleanup still holds the Promise. */
   holding: boolean;
+  /** Its labels or finalizers were patched: the status waits for that update in the cache. */
+  patched: boolean;
   requeueAfter?: number;
 }
 
@@ -71,11 +73,13 @@ export async function reconcilePromiseWorkflow(
   const actionDeps: ActionDeps = { ...deps, api: PROMISES, promise: () => promiseWorkflowPromise(promise) };
   let target = promiseAsResource(promise);
   let planned = plan();
+  let patched = false;
   for (let pass = 0; pass < 2; pass++) {
     let replan = false;
     for (const action of planned.actions) {
       try {
         target = (await applyResourceAction(action, target, actionDeps)) ?? target;
+        patched ||= action.type === 'setLabels' || action.type === 'setFinalizers';
       } catch (e) {
         if (action.type !== 'createRun' || !isDeterministicRefusal(e)) throw e;
         refused[action.pipeline] =
@@ -90,6 +94,7 @@ export async function reconcilePromiseWorkflow(
   return {
     ...promiseWorkflowStatus(planned.status),
     holding: Boolean(promise.metadata.deletionTimestamp) && ours.length > 0,
+    patched,
     ...(planned.requeueAfter !== undefined ? { requeueAfter: planned.requeueAfter } : {}),
   };
 }

@@ -67,6 +67,7 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
     if (progress) return writeStatus(promise, progress, deps);
     // Its resources are gone: now its own delete workflow, then its Works.
     const own = await reconcilePromiseWorkflow(promise, deps, clock);
+    if (own?.patched) return undefined; // the update comes back through the cache
     if (own?.holding) {
       const message = own.message ?? 'running the delete workflow of the Promise';
       await writeStatus(
@@ -90,6 +91,7 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
   }
   let status: PromiseStatus;
   const own = api ? await reconcilePromiseWorkflow(promise, deps, clock) : undefined;
+  if (own?.patched) return undefined; // the update comes back through the cache
   if (!api) {
     const why = resourceApiErrors(promise.spec.api).map(formatFieldError).join('; ');
     status = promiseStatus(promise, 'False', 'InvalidAPI', why, now);
