@@ -115,7 +115,7 @@ function observe(cached: WorkflowRun, deps: ReconcileDeps): Omit<Observed, 'run'
       return found !== undefined && !found.metadata.ownerReferences?.some((ref) => ref.uid === uid);
     },
     agentsServe: deps.agents
-      ? (runtime) => deps.agents?.servedUntil(runtime, namespace, Date.now())
+      ? (runtime) => deps.agents?.servedUntil(runtime, namespace, (deps.clock?.() ?? new Date()).getTime())
       : undefined,
     defaultTtlSeconds: deps.defaultTtlSeconds,
   };

@@ -3,7 +3,6 @@
 // any runtime; this turns the Pod's life into the same Ending a sandboxed process gives. A Pod that
 // already exists is adopted, never made twice: an agent that restarts finds its step still running
 // (or finished) and reports it, so a step runs once however often its agent goes away.
-import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
@@ -13,8 +12,7 @@ import { HttpError, rawJson, rawStream, rawText } from '../src/kube/raw.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { statusMessage } from '../src/kube/client.js';
 import { LABEL_RUN_UID } from '../src/labels.js';
-import { MAX_LOG_TAIL_BYTES } from '../src/limits.js';
-import { logTail, type Ending } from '../src/runtime/lifecycle.js';
+import type { Ending } from '../src/runtime/lifecycle.js';
 import { Masker } from '../src/runtime/mask.js';
 import { podOutcome, type PodLike, type PodOutcome } from '../src/runtime/pod-outcome.js';
 import {
@@ -27,6 +25,7 @@ import {
 } from '../src/runtime/pod.js';
 import { maskedValues } from '../src/runtime/secrets.js';
 import { log } from '../src/telemetry/log.js';
+import { BoundedLog } from './bounded-log.js';
 import type { Executor } from './executor.js';
 import type { RunningStep } from './launcher-client.js';
 import type { NamespaceReads } from './namespace-reads.js';
@@ -168,10 +167,7 @@ class PodExecution implements RunningStep {
   private seen = false;
   private followed = false;
   private ending = false;
-  private tail: Buffer[] = [];
-  private tailBytes = 0;
-  private logged = 0;
-  private logStream: WriteStream | undefined;
+  private log: BoundedLog | undefined;
   private readonly abort = new AbortController();
   private unwatch: () => void = () => undefined;
 
@@ -226,7 +222,7 @@ class PodExecution implements RunningStep {
   private async begin(): Promise<void> {
     await mkdir(dirname(this.logFile), { recursive: true });
     // There from the start, as a process's log is: a reader following it waits for lines, not a file.
-    this.logStream = createWriteStream(this.logFile, { flags: 'w' }).on('error', () => undefined);
+    this.log = new BoundedLog(this.logFile, this.ex.options.maxLogBytes, 'w');
     const body = stepPod(this.run, {
       helperImage: this.ex.options.helperImage,
       graceSeconds: Math.ceil(this.ex.options.graceMs / 1000),
@@ -294,18 +290,9 @@ class PodExecution implements RunningStep {
   }
 
   private write(chunk: Buffer): void {
-    if (chunk.length === 0) return;
-    this.tail.push(chunk);
-    this.tailBytes += chunk.length;
-    while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= MAX_LOG_TAIL_BYTES)
-      this.tailBytes -= this.tail.shift()?.length ?? 0;
-    this.logStream ??= createWriteStream(this.logFile, { flags: 'w' }).on('error', () => undefined);
-    const max = this.ex.options.maxLogBytes;
-    if (this.logged < max) {
-      const room = max - this.logged;
-      this.logStream.write(chunk.length > room ? chunk.subarray(0, room) : chunk);
-      this.logged += chunk.length;
-    }
+    // An adopted Pod's executor did not begin it: its log starts here.
+    this.log ??= new BoundedLog(this.logFile, this.ex.options.maxLogBytes, 'w');
+    this.log.write(chunk);
   }
 
   private async settle(outcome: Exclude<PodOutcome, { state: 'pending' | 'running' }>): Promise<void> {
@@ -319,18 +306,13 @@ class PodExecution implements RunningStep {
           this.ex.kubeConfig,
           `${podPath(this.ns, this.name)}/log?container=${STEP_CONTAINER}`,
         );
-        this.tail = [];
-        this.tailBytes = 0;
-        this.logged = 0;
-        this.logStream?.destroy();
-        this.logStream = undefined;
+        this.log?.restart();
         this.write(Buffer.from(new Masker(this.secretValues).text(text)));
       } catch {
         // the step never started: no log
       }
     } else this.write(this.masker.end());
-    await new Promise<void>((r) => (this.logStream ? this.logStream.end(r) : r()));
-    const tail = logTail(Buffer.concat(this.tail));
+    const { tail } = this.log ? await this.log.end() : { tail: '' };
     if (outcome.state === 'failed') {
       if (outcome.timeout)
         return this.end({
