@@ -163,7 +163,12 @@ describe('delete workflows', () => {
       'False',
     );
     expect(j.lines()).toEqual(['configure', 'teardown', 'teardown']);
-    expect(await events('d2')).toContain('DeleteWorkflowFailed');
+    // The Event follows the status write that says Failed (Events go after the status, best effort).
+    await eventually(
+      async () => (await events('d2')).includes('DeleteWorkflowFailed'),
+      30_000,
+      'the DeleteWorkflowFailed Event',
+    );
     expect(await configMap('d2-cm')).toBe(true);
     // Fixed in the Promise: a new delete pipeline runs and the deletion completes.
     p.spec.workflows.resource = {

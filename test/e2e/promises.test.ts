@@ -156,7 +156,12 @@ describe('configure workflows', () => {
       'Failed',
       'Pending',
     ]);
-    expect(await events('two')).toContain('PipelineFailed');
+    // The Event follows the status write that says Failed (Events go after the status, best effort).
+    await eventually(
+      async () => (await events('two')).includes('PipelineFailed'),
+      30_000,
+      'the PipelineFailed Event',
+    );
     gate.open();
     await r.patch('two', { metadata: { labels: { [LABEL_MANUAL_RECONCILIATION]: 'true' } } });
     const again = await r.workflow('two', 'Succeeded', 2);
