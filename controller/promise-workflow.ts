@@ -14,7 +14,7 @@ import { GROUP, VERSION } from '../src/api/crds.js';
 import { statusMessage } from '../src/kube/client.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
-import { FINALIZER_DELETE_WORKFLOW, FINALIZER_WORKS_CLEANUP, LABEL_RESOURCE_UID } from '../src/labels.js';
+import { FINALIZER_DELETE_WORKFLOW, FINALIZER_WORKS_CLEANUP } from '../src/labels.js';
 import {
   hasPromiseWorkflows,
   planPromiseWorkflow,
@@ -23,7 +23,7 @@ import {
   promiseWorkflowStatus,
 } from '../src/plan/promise-workflow.js';
 import type { ResourceApi } from '../src/promise/api.js';
-import { applyResourceAction, observedFor, type ActionDeps } from './resource.js';
+import { actionId, applyResourceAction, observedFor, type ActionDeps } from './resource.js';
 
 /** Promises themselves, as the resource client names an API. */
 const PROMISES: ResourceApi = {
@@ -66,17 +66,21 @@ export async function reconcilePromiseWorkflow(
   const ours = (promise.metadata.finalizers ?? []).filter(
     (f) => f === FINALIZER_DELETE_WORKFLOW || f === FINALIZER_WORKS_CLEANUP,
   );
-  const works = deps.works.withLabel(LABEL_RESOURCE_UID, uid);
-  if (!hasPromiseWorkflows(promise) && ours.length === 0 && works.length === 0) return undefined;
+  const observed = observedFor(uid, deps);
+  if (!hasPromiseWorkflows(promise) && ours.length === 0 && observed.works.length === 0) return undefined;
   const refused: Record<string, string> = {};
-  const plan = () => planPromiseWorkflow({ promise, ...observedFor(uid, deps), refused, now });
+  const plan = () => planPromiseWorkflow({ promise, ...observed, refused, now });
   const actionDeps: ActionDeps = { ...deps, api: PROMISES, promise: () => promiseWorkflowPromise(promise) };
   let target = promiseAsResource(promise);
   let planned = plan();
   let patched = false;
+  // A refusal plans again; what was applied already is not applied twice (Events, patches).
+  const applied = new Set<string>();
   for (let pass = 0; pass < 2; pass++) {
     let replan = false;
     for (const action of planned.actions) {
+      if (applied.has(actionId(action))) continue;
+      applied.add(actionId(action));
       try {
         target = (await applyResourceAction(action, target, actionDeps)) ?? target;
         patched ||= action.type === 'setLabels' || action.type === 'setFinalizers';

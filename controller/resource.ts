@@ -85,7 +85,8 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   });
 }
 
-function actionId(a: ResourceAction): string {
+/** Names an action, so one applied in a reconcile is not applied again when it plans anew. */
+export function actionId(a: ResourceAction): string {
   switch (a.type) {
     case 'createRun':
       return `run/${a.run.metadata.name}`;
