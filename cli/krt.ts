@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<void> {
     if (unreachable) {
       console.error(`krt: cannot reach the cluster: ${unreachable}`);
     } else {
-      const { statusMessage } = await import('../src/kube/client.js');
+      const { statusMessage } = await import('../src/kube/rest.js');
       console.error(`krt: ${statusMessage(e).split('\n')[0]}`);
     }
     process.exitCode = EXIT.failed;

@@ -1,11 +1,12 @@
 // Kubernetes Events on the objects the controller acts on, so `kubectl describe wfr` tells the story.
-import * as k8s from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import type { ObjectMeta } from '../src/api/types.js';
+import type { KubeClient } from '../src/kube/rest.js';
 import { log } from '../src/telemetry/log.js';
 
 export interface EventRecorder {
   record(
-    obj: { apiVersion?: string; kind?: string; metadata: k8s.V1ObjectMeta },
+    obj: { apiVersion?: string; kind?: string; metadata: ObjectMeta },
     type: 'Normal' | 'Warning',
     reason: string,
     message: string,
@@ -13,7 +14,7 @@ export interface EventRecorder {
 }
 
 export function eventRecorder(
-  core: k8s.CoreV1Api,
+  kube: KubeClient,
   component: string,
   writes?: { inc(l: { verb: string; resource: string }): void },
 ): EventRecorder {
@@ -25,10 +26,12 @@ export function eventRecorder(
       const now = new Date();
       writes?.inc({ verb: 'create', resource: 'events' });
       // Events are best effort: a lost event never fails a reconcile.
-      core
-        .createNamespacedEvent({
-          namespace,
-          body: {
+      kube
+        .create(
+          { group: '', version: 'v1', plural: 'events', namespace },
+          {
+            apiVersion: 'v1',
+            kind: 'Event',
             metadata: { name: `${obj.metadata.name}.${randomBytes(6).toString('hex')}`, namespace },
             involvedObject: {
               apiVersion: obj.apiVersion,
@@ -46,7 +49,7 @@ export function eventRecorder(
             lastTimestamp: now,
             count: 1,
           },
-        })
+        )
         .catch((e: unknown) => log.debug({ err: String(e) }, 'event not recorded'));
     },
   };

@@ -1,7 +1,7 @@
 // The controller process: `node dist/controller/main.js --kubeconfig ... --workers 4 --health-addr :8080`.
 import '../src/node-version.js';
 import { hostname } from 'node:os';
-import { loadKubeConfig } from '../src/kube/client.js';
+import { kubeAccess } from '../src/kube/access.js';
 import { installNamespace } from '../src/kube/namespace.js';
 import { log } from '../src/telemetry/log.js';
 import { opsFlags, serveOpsFlags } from '../src/telemetry/ops.js';
@@ -62,7 +62,7 @@ const flags = processFlags(
 );
 const leaseDuration = Number(flags['lease-duration']);
 
-const manager = new Manager(loadKubeConfig(flags.kubeconfig), {
+const manager = new Manager(kubeAccess(flags.kubeconfig ? { path: flags.kubeconfig as string } : {}), {
   workers: Number(flags.workers),
   ops: (o) => serveOpsFlags('controller', flags, o),
   agentNamespace: flags['agent-namespace'] as string,

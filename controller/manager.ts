@@ -9,10 +9,10 @@
 //   work         for Works: applies their objects (server-side apply) and prunes dropped ones
 import { crdSummary } from '../src/promise/ownership.js';
 import type http from 'node:http';
-import * as k8s from '@kubernetes/client-node';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import type { PromiseObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
-import { apiClient } from '../src/kube/client.js';
+import type { KubeAccess } from '../src/kube/access.js';
+import { KubeClient } from '../src/kube/rest.js';
 import { defineController, keyOf } from '../src/kube/controller/controller.js';
 import { ControllerManager } from '../src/kube/controller/manager.js';
 import type { LeaderOptions } from '../src/kube/leader.js';
@@ -58,11 +58,13 @@ export class Manager {
   /** API writes by verb and resource, for the benchmark's writes-per-step figure. */
   readonly writes: Counter;
   private servers: http.Server[] = [];
+  private readonly kube: KubeClient;
 
   constructor(
-    private readonly kc: k8s.KubeConfig,
+    private readonly kc: KubeAccess,
     private readonly opts: ManagerOptions,
   ) {
+    this.kube = new KubeClient(kc);
     collectDefaultMetrics({ register: this.registry });
     this.writes = new Counter({
       name: 'krt_controller_api_writes_total',
@@ -101,9 +103,8 @@ export class Manager {
     });
     const deps: ReconcileDeps = {
       caches,
-      custom: apiClient(this.kc, k8s.CustomObjectsApi),
-      apps: apiClient(this.kc, k8s.AppsV1Api),
-      events: eventRecorder(apiClient(this.kc, k8s.CoreV1Api), 'kruntimes-controller', this.writes),
+      kube: this.kube,
+      events: eventRecorder(this.kube, 'kruntimes-controller', this.writes),
       writes: this.writes,
       defaultTtlSeconds: this.opts.ttlSecondsAfterFinished ?? DEFAULT_TTL_SECONDS,
       agents: {
@@ -162,14 +163,13 @@ export class Manager {
   /** Promises, the reconcilers of their resources, and Works. */
   private async registerPromises(caches: Caches, events: ReconcileDeps['events']): Promise<void> {
     const m = this.runtime;
-    const custom = apiClient(this.kc, k8s.CustomObjectsApi);
+    const kube = this.kube;
     const promises = m.informer<PromiseObject>({ path: `${API}/promises` });
     const works = m.informer<Work>({ path: `${API}/works`, indexLabels: [LABEL_RESOURCE_UID] });
     const crds = m.informer<Crd>({
       path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
       transform: crdSummary,
     });
-    const authz = apiClient(this.kc, k8s.AuthorizationV1Api);
     const served = new ServedApis(m, {
       kc: this.kc,
       promises,
@@ -177,7 +177,7 @@ export class Manager {
       runs: caches.runs,
       works,
       workflows: caches.workflows,
-      custom,
+      kube,
       events,
       defaultInterval: this.opts.reconcileInterval,
       writes: this.writes,
@@ -197,7 +197,7 @@ export class Manager {
             kc: this.kc,
             promises,
             crds,
-            custom,
+            kube,
             events,
             workflowRuns: caches.workflowRuns,
             runs: caches.runs,
@@ -206,7 +206,7 @@ export class Manager {
             defaultInterval: this.opts.reconcileInterval,
             serve: (promise, api) => served.serve(promise, api),
             unserve: (promise) => served.unserve(promise),
-            missingRights: (api) => missingRights(authz, api),
+            missingRights: (api) => missingRights(kube, api),
             isServed: (promise, api) => served.isServed(promise, api),
             writes: this.writes,
           }),
@@ -222,7 +222,7 @@ export class Manager {
           reconcileWork(key, {
             kc: this.kc,
             works,
-            custom,
+            kube,
             discovery,
             events,
             writes: this.writes,
@@ -252,8 +252,14 @@ export class Manager {
   }
 }
 
+const SELF_SUBJECT_ACCESS_REVIEWS = {
+  group: 'authorization.k8s.io',
+  version: 'v1',
+  plural: 'selfsubjectaccessreviews',
+};
+
 /** What a resources/<promise> reconciler needs on its API that the controller may not do. */
-async function missingRights(authz: k8s.AuthorizationV1Api, api: ResourceApi): Promise<string[]> {
+async function missingRights(kube: KubeClient, api: ResourceApi): Promise<string[]> {
   const wanted: [string, string | undefined][] = [
     ['list', undefined],
     ['watch', undefined],
@@ -263,15 +269,15 @@ async function missingRights(authz: k8s.AuthorizationV1Api, api: ResourceApi): P
   ];
   const answers = await Promise.all(
     wanted.map(async ([verb, subresource]) => {
-      const review = await authz.createSelfSubjectAccessReview({
-        body: {
-          spec: {
-            resourceAttributes: {
-              group: api.group,
-              resource: api.plural,
-              verb,
-              ...(subresource ? { subresource } : {}),
-            },
+      const review = await kube.create<{ status?: { allowed?: boolean } }>(SELF_SUBJECT_ACCESS_REVIEWS, {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: {
+          resourceAttributes: {
+            group: api.group,
+            resource: api.plural,
+            verb,
+            ...(subresource ? { subresource } : {}),
           },
         },
       });

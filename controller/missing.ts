@@ -1,7 +1,6 @@
 // A job or pipeline fails for good on a missing Workflow, so a cache miss is not taken as the
 // answer: a Workflow created just before what calls it may not have reached the cache yet.
-import type * as k8s from '@kubernetes/client-node';
-import { crd, statusCode } from '../src/kube/client.js';
+import { crd, statusCode, type KubeClient } from '../src/kube/rest.js';
 import { log } from '../src/telemetry/log.js';
 
 /** How soon to plan again when the API server has a Workflow the cache does not. */
@@ -10,10 +9,10 @@ export const CACHE_LAG_RETRY_MS = 500;
 type Ref = { namespace: string; name: string };
 
 /** The first of `refs` the API server has, if any; errors other than 404 are thrown (retried). */
-async function existingWorkflow(custom: k8s.CustomObjectsApi, refs: Ref[]): Promise<Ref | undefined> {
+async function existingWorkflow(kube: KubeClient, refs: Ref[]): Promise<Ref | undefined> {
   for (const ref of refs) {
     try {
-      await custom.getNamespacedCustomObject({ ...crd('workflows', ref.namespace), name: ref.name });
+      await kube.get({ ...crd('workflows', ref.namespace), name: ref.name });
       return ref;
     } catch (e) {
       if (statusCode(e) !== 404) throw e;
@@ -28,11 +27,11 @@ async function existingWorkflow(custom: k8s.CustomObjectsApi, refs: Ref[]): Prom
  * when a plan names some, never per reconcile.
  */
 export async function retryForCacheLag(
-  custom: k8s.CustomObjectsApi,
+  kube: KubeClient,
   missed: Ref[],
   of: Record<string, string>,
 ): Promise<number | undefined> {
-  const lagging = await existingWorkflow(custom, missed);
+  const lagging = await existingWorkflow(kube, missed);
   if (!lagging) return undefined;
   log.debug(
     { ...of, workflow: `${lagging.namespace}/${lagging.name}` },

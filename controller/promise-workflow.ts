@@ -11,7 +11,7 @@ import type {
   WorkflowRun,
 } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
-import { statusMessage } from '../src/kube/client.js';
+import { statusMessage } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
 import { FINALIZER_DELETE_WORKFLOW, FINALIZER_WORKS_CLEANUP } from '../src/labels.js';

@@ -1,7 +1,8 @@
 // The Promise reconciler's reconcile-resources label over a recording API client: what the label
 // makes it write, and that a label the cache still shows after it went makes it write nothing.
 import { describe, expect, it } from '@jest/globals';
-import * as k8s from '@kubernetes/client-node';
+import { HttpError } from '../src/kube/raw.js';
+import type { ObjectCoordinates } from '../src/kube/rest.js';
 import type { PromiseObject, ResourceObject } from '../src/api/types.js';
 import { LABEL_MANUAL_RECONCILIATION, LABEL_RECONCILE_RESOURCES } from '../src/labels.js';
 import type { ResourceApi } from '../src/promise/api.js';
@@ -30,19 +31,16 @@ function resource(name: string, labels: Record<string, string> = {}): ResourceOb
 function deps(live: PromiseObject | undefined) {
   const writes: string[] = [];
   const events: string[] = [];
-  const custom = {
-    getClusterCustomObject: async () => {
-      if (!live) throw new k8s.ApiException(404, 'not found', '{}', {});
+  const kube = {
+    get: async () => {
+      if (!live) throw new HttpError(404, '{}');
       return live;
     },
-    patchNamespacedCustomObject: async (p: { plural: string; name: string; body: { metadata: object } }) => {
-      writes.push(`${p.plural}/${p.name} ${JSON.stringify(p.body.metadata)}`);
-    },
-    patchClusterCustomObject: async (p: { plural: string; name: string; body: { metadata: object } }) => {
-      writes.push(`${p.plural}/${p.name} ${JSON.stringify(p.body.metadata)}`);
+    patch: async (o: ObjectCoordinates, body: { metadata: object }) => {
+      writes.push(`${o.plural}/${o.name} ${JSON.stringify(body.metadata)}`);
     },
   };
-  const d = { custom, events: { record: (_o: unknown, _t: string, reason: string) => events.push(reason) } };
+  const d = { kube, events: { record: (_o: unknown, _t: string, reason: string) => events.push(reason) } };
   return { d: d as unknown as PromiseDeps, writes, events };
 }
 

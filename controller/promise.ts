@@ -1,14 +1,14 @@
 // The Promise reconciler: install the resource API's CRD (server-side apply, owned by the Promise so
 // it goes with it), start the reconciler of its resources once the API is served, and say in the
 // Promise's status whether it is available and how many of its resources are configured.
-import * as k8s from '@kubernetes/client-node';
-import type { PromiseObject, PromiseStatus, ResourceObject } from '../src/api/types.js';
+import type { ObjectMeta, PromiseObject, PromiseStatus, ResourceObject } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { condition, controllerReference } from '../src/api/objects.js';
 import type { Result } from '../src/kube/controller/controller.js';
 import { writeStatusIfChanged } from '../src/kube/controller/planned.js';
 import { isTransient } from '../src/kube/retry.js';
-import { statusCode, statusMessage } from '../src/kube/client.js';
+import type { KubeAccess } from '../src/kube/access.js';
+import { statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { rawJson, serverSideApply } from '../src/kube/raw.js';
 import {
@@ -28,19 +28,21 @@ import {
 } from './promise-workflow.js';
 import { deleteResource, patchResource } from './resource-client.js';
 
+const PROMISES = { group: GROUP, version: VERSION, plural: 'promises' };
+
 /** On an installed CRD: the generation of the Promise it was applied from. */
 const ANNOTATION_GENERATION = 'kruntimes.io/promise-generation';
 
 export interface Crd extends CrdMeta {
-  metadata: k8s.V1ObjectMeta & CrdMeta['metadata'];
+  metadata: ObjectMeta & CrdMeta['metadata'];
   status?: { conditions?: { type: string; status: string; message?: string }[] };
 }
 
 export interface PromiseDeps extends PromiseWorkflowDeps {
-  kc: k8s.KubeConfig;
+  kc: KubeAccess;
   promises: ResilientInformer<PromiseObject>;
   crds: ResilientInformer<Crd>;
-  custom: k8s.CustomObjectsApi;
+  kube: KubeClient;
   events: EventRecorder;
   /** Starts (or keeps) the reconciler of the Promise's resources; returns their cache. */
   serve: (promise: string, api: ResourceApi) => Promise<ResilientInformer<ResourceObject>>;
@@ -132,13 +134,7 @@ function installedBefore(promise: PromiseObject, api: ResourceApi, deps: Promise
 async function writeStatus(promise: PromiseObject, status: PromiseStatus, deps: PromiseDeps): Promise<void> {
   const name = promise.metadata.name ?? '';
   const written = await writeStatusIfChanged(promise.status, status, deps.writes, 'promises/status', () =>
-    deps.custom.replaceClusterCustomObjectStatus({
-      group: GROUP,
-      version: VERSION,
-      plural: 'promises',
-      name,
-      body: { ...promise, status },
-    }),
+    deps.kube.replaceStatus({ ...PROMISES, name }, { ...promise, status }),
   );
   if (!written) return;
   const was = promise.status?.conditions?.find((c) => c.type === 'Available');
@@ -177,7 +173,7 @@ async function teardown(
     for (const r of resources) {
       if (r.metadata.deletionTimestamp) continue;
       deps.writes?.inc({ verb: 'delete', resource: api.plural });
-      await deleteResource(deps.custom, api, r).catch((e: unknown) => {
+      await deleteResource(deps.kube, api, r).catch((e: unknown) => {
         if (statusCode(e) !== 404) throw e;
       });
     }
@@ -222,22 +218,17 @@ export async function reconcileAll(
   resources: ResourceObject[],
   deps: PromiseDeps,
 ): Promise<void> {
-  const live = (await deps.custom
-    .getClusterCustomObject({
-      group: GROUP,
-      version: VERSION,
-      plural: 'promises',
-      name: promise.metadata.name ?? '',
-    })
+  const live = await deps.kube
+    .get<PromiseObject>({ ...PROMISES, name: promise.metadata.name ?? '' })
     .catch((e: unknown) => {
       if (statusCode(e) === 404) return undefined;
       throw e;
-    })) as PromiseObject | undefined;
+    });
   if (live?.metadata.labels?.[LABEL_RECONCILE_RESOURCES] !== 'true') return;
   for (const r of resources) {
     if (r.metadata.deletionTimestamp || r.metadata.labels?.[LABEL_MANUAL_RECONCILIATION] === 'true') continue;
     deps.writes?.inc({ verb: 'patch', resource: api.plural });
-    await patchResource(deps.custom, api, r, {
+    await patchResource(deps.kube, api, r, {
       metadata: { labels: { [LABEL_MANUAL_RECONCILIATION]: 'true' } },
     }).catch((e: unknown) => {
       if (statusCode(e) !== 404) throw e;
@@ -259,16 +250,7 @@ function setFinalizers(promise: PromiseObject, finalizers: string[], deps: Promi
 /** A merge patch of the Promise's metadata (its labels, its finalizers). */
 async function patchMetadata(promise: PromiseObject, metadata: object, deps: PromiseDeps): Promise<void> {
   deps.writes?.inc({ verb: 'patch', resource: 'promises' });
-  await deps.custom.patchClusterCustomObject(
-    {
-      group: GROUP,
-      version: VERSION,
-      plural: 'promises',
-      name: promise.metadata.name ?? '',
-      body: { metadata },
-    },
-    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-  );
+  await deps.kube.patch({ ...PROMISES, name: promise.metadata.name ?? '' }, { metadata });
 }
 
 async function install(

@@ -3,10 +3,10 @@
 // changed. One instance per Promise, added and removed while the controller runs.
 import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
-import * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
-import { crd, statusCode, statusMessage } from '../src/kube/client.js';
+import type { KubeAccess } from '../src/kube/access.js';
+import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { serverSideApply } from '../src/kube/raw.js';
 import { isDeterministicRefusal, isNamespaceTerminating } from '../src/kube/retry.js';
@@ -22,7 +22,7 @@ import type { EventRecorder } from './events.js';
 import { retryForCacheLag } from './missing.js';
 
 export interface ResourceDeps {
-  kc: k8s.KubeConfig;
+  kc: KubeAccess;
   api: ResourceApi;
   promise: () => PromiseObject | undefined;
   resources: ResilientInformer<ResourceObject>;
@@ -30,7 +30,7 @@ export interface ResourceDeps {
   runs: ResilientInformer<Run>;
   works: ResilientInformer<Work>;
   workflows: ResilientInformer<Workflow>;
-  custom: k8s.CustomObjectsApi;
+  kube: KubeClient;
   events: EventRecorder;
   defaultInterval?: string;
   writes?: { inc(labels: { verb: string; resource: string }): void };
@@ -60,7 +60,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
         namespaceTerminating,
         now,
       }),
-    confirmMissing: (plan) => retryForCacheLag(deps.custom, plan.missingWorkflows ?? [], { resource: key }),
+    confirmMissing: (plan) => retryForCacheLag(deps.kube, plan.missingWorkflows ?? [], { resource: key }),
     afterStatus: (a) => a.type === 'event',
     id: actionId,
     apply: (action, target) => applyResourceAction(action, target, deps),
@@ -80,7 +80,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
     statusResource: `${deps.api.plural}/status`,
     writes: deps.writes,
     writeStatus: (target, status) =>
-      replaceResourceStatus(deps.custom, deps.api, target, { ...target, status }),
+      replaceResourceStatus(deps.kube, deps.api, target, { ...target, status }),
     clock: deps.clock,
   });
 }
@@ -123,7 +123,7 @@ export function observedFor(
 }
 
 /** What applying a resource plan's actions needs (a Promise's own workflow has the same). */
-export type ActionDeps = Pick<ResourceDeps, 'kc' | 'api' | 'promise' | 'custom' | 'events' | 'writes'>;
+export type ActionDeps = Pick<ResourceDeps, 'kc' | 'api' | 'promise' | 'kube' | 'events' | 'writes'>;
 
 /** One action; a metadata patch returns the resource as patched, for the status write that follows. */
 export async function applyResourceAction(
@@ -133,7 +133,6 @@ export async function applyResourceAction(
 ): Promise<ResourceObject | void> {
   // Where the resource's runs and Works live (the workflowNamespace for a cluster-scoped one).
   const namespace = pipelineNamespace(resource, deps.promise() ?? { spec: {} });
-  const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
   switch (action.type) {
     case 'setLabels':
       return patchMetadata(resource, { labels: action.labels }, deps);
@@ -142,10 +141,7 @@ export async function applyResourceAction(
     case 'createRun':
       deps.writes?.inc({ verb: 'create', resource: 'workflowruns' });
       try {
-        await deps.custom.createNamespacedCustomObject({
-          ...crd('workflowruns', namespace),
-          body: action.run,
-        });
+        await deps.kube.create(crd('workflowruns', namespace), action.run);
       } catch (e) {
         // The name is deterministic: after a crash the run is there already, and is ours.
         if (statusCode(e) !== 409) throw e;
@@ -154,16 +150,11 @@ export async function applyResourceAction(
     case 'cancelRun':
     case 'resumeRun':
       deps.writes?.inc({ verb: 'patch', resource: 'workflowruns' });
-      await deps.custom.patchNamespacedCustomObject(
-        {
-          ...crd('workflowruns', namespace),
-          name: action.name,
-          body:
-            action.type === 'cancelRun'
-              ? { spec: { cancelRequested: true } }
-              : { metadata: { labels: { [LABEL_SUSPENDED]: null } } },
-        },
-        merge,
+      await deps.kube.patch(
+        { ...crd('workflowruns', namespace), name: action.name },
+        action.type === 'cancelRun'
+          ? { spec: { cancelRequested: true } }
+          : { metadata: { labels: { [LABEL_SUSPENDED]: null } } },
       );
       return;
     case 'writeWork':
@@ -180,7 +171,7 @@ export async function applyResourceAction(
     case 'deleteWork':
       deps.writes?.inc({ verb: 'delete', resource: 'works' });
       try {
-        await deps.custom.deleteNamespacedCustomObject({ ...crd('works', namespace), name: action.name });
+        await deps.kube.delete({ ...crd('works', namespace), name: action.name });
       } catch (e) {
         if (statusCode(e) !== 404) throw e;
       }
@@ -200,5 +191,5 @@ async function patchMetadata(
 ): Promise<ResourceObject> {
   deps.writes?.inc({ verb: 'patch', resource: deps.api.plural });
   const guard = 'finalizers' in metadata ? { resourceVersion: resource.metadata.resourceVersion } : {};
-  return patchResource(deps.custom, deps.api, resource, { metadata: { ...metadata, ...guard } });
+  return patchResource(deps.kube, deps.api, resource, { metadata: { ...metadata, ...guard } });
 }

@@ -3,9 +3,9 @@
 // with its own rights: what Promises may create is what an admin granted it (docs/promises.md).
 import { requeueAfter, type Result } from '../src/kube/controller/controller.js';
 import { writeStatusIfChanged } from '../src/kube/controller/planned.js';
-import * as k8s from '@kubernetes/client-node';
 import type { AppliedObject, Work } from '../src/api/types.js';
-import { crd, statusCode, statusMessage } from '../src/kube/client.js';
+import type { KubeAccess } from '../src/kube/access.js';
+import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import { Discovery } from '../src/kube/discovery.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { rawJson, serverSideApply } from '../src/kube/raw.js';
@@ -17,9 +17,9 @@ import { FINALIZER_APPLIED_OBJECTS } from '../src/labels.js';
 import type { EventRecorder } from './events.js';
 
 export interface WorkDeps {
-  kc: k8s.KubeConfig;
+  kc: KubeAccess;
   works: ResilientInformer<Work>;
-  custom: k8s.CustomObjectsApi;
+  kube: KubeClient;
   discovery: Discovery;
   events: EventRecorder;
   writes?: { inc(labels: { verb: string; resource: string }): void };
@@ -75,11 +75,7 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
   const kept = failures.length === 0 ? applied : mergeApplied(work.status?.applied ?? [], applied);
   const status = workStatus(work.metadata.generation, kept, failures, work.status, new Date().toISOString());
   const written = await writeStatusIfChanged(work.status, status, deps.writes, 'works/status', () =>
-    deps.custom.replaceNamespacedCustomObjectStatus({
-      ...crd('works', namespace),
-      name,
-      body: { ...work, status },
-    }),
+    deps.kube.replaceStatus({ ...crd('works', namespace), name }, { ...work, status }),
   );
   if (!written) return undefined;
   if (failures.length > 0) deps.events.record(work, 'Warning', 'ApplyFailed', status.message ?? '');
@@ -123,13 +119,9 @@ async function removeApplied(work: Work, deps: WorkDeps): Promise<number | undef
 
 async function setFinalizers(work: Work, finalizers: string[], deps: WorkDeps): Promise<void> {
   deps.writes?.inc({ verb: 'patch', resource: 'works' });
-  await deps.custom.patchNamespacedCustomObject(
-    {
-      ...crd('works', work.metadata.namespace ?? ''),
-      name: work.metadata.name ?? '',
-      body: { metadata: { finalizers, resourceVersion: work.metadata.resourceVersion } },
-    },
-    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  await deps.kube.patch(
+    { ...crd('works', work.metadata.namespace ?? ''), name: work.metadata.name ?? '' },
+    { metadata: { finalizers, resourceVersion: work.metadata.resourceVersion } },
   );
 }
 

@@ -1,8 +1,7 @@
 // Workflow readiness: the `Ready` condition from the shared call-graph check over the informer
 // cache, written only when it changed.
-import type * as k8s from '@kubernetes/client-node';
 import type { Workflow } from '../src/api/types.js';
-import { crd } from '../src/kube/client.js';
+import { crd, type KubeClient } from '../src/kube/rest.js';
 import { writeStatusIfChanged } from '../src/kube/controller/planned.js';
 import { workflowStatus } from '../src/plan/workflow.js';
 import type { EventRecorder } from './events.js';
@@ -12,7 +11,7 @@ export async function reconcileWorkflow(
   key: string,
   deps: {
     caches: Caches;
-    custom: k8s.CustomObjectsApi;
+    kube: KubeClient;
     events: EventRecorder;
     writes?: { inc(labels: { verb: string; resource: string }): void };
   },
@@ -22,11 +21,7 @@ export async function reconcileWorkflow(
   if (!wf || wf.metadata.deletionTimestamp) return;
   const status = workflowStatus(wf, (n) => deps.caches.workflows.get(namespace, n), new Date().toISOString());
   const written = await writeStatusIfChanged(wf.status, status, deps.writes, 'workflows/status', () =>
-    deps.custom.replaceNamespacedCustomObjectStatus({
-      ...crd('workflows', namespace),
-      name,
-      body: { ...wf, status } satisfies Workflow,
-    }),
+    deps.kube.replaceStatus({ ...crd('workflows', namespace), name }, { ...wf, status } satisfies Workflow),
   );
   if (!written) return;
   const was = wf.status?.conditions?.find((c) => c.type === 'Ready');

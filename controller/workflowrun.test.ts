@@ -1,9 +1,10 @@
 // The WorkflowRun reconciler over in-memory caches and a recording API client: what it writes, in
 // which order, and what a refusal does. The real API server's side is test/integration's.
 import { describe, expect, it } from '@jest/globals';
-import * as k8s from '@kubernetes/client-node';
 import type { Run, Workflow, WorkflowRun } from '../src/api/types.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
+import { HttpError } from '../src/kube/raw.js';
+import type { KubeClient, ObjectCoordinates } from '../src/kube/rest.js';
 import { LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps, type Snapshot } from './workflowrun.js';
@@ -49,24 +50,17 @@ function recordingClient(refuse: Record<string, number> = {}) {
   const answer = async (verb: string, what: string, body?: unknown) => {
     calls.push({ verb, what, body });
     const code = refuse[`${verb} ${what}`];
-    if (code) throw new k8s.ApiException(code, 'refused', JSON.stringify({ message: 'quota exceeded' }), {});
+    if (code) throw new HttpError(code, JSON.stringify({ message: 'quota exceeded' }));
     return body ?? {};
   };
-  const custom = {
-    createNamespacedCustomObject: (p: { plural: string; body: { metadata: { name: string } } }) =>
-      answer('create', `${p.plural}/${p.body.metadata.name}`, p.body),
-    replaceNamespacedCustomObjectStatus: (p: { plural: string; name: string; body: unknown }) =>
-      answer('status', `${p.plural}/${p.name}`, p.body),
-    patchNamespacedCustomObject: (p: { plural: string; name: string; body: unknown }) =>
-      answer('patch', `${p.plural}/${p.name}`, p.body),
-    getNamespacedCustomObject: (p: { plural: string; name: string }) =>
-      answer('get', `${p.plural}/${p.name}`),
+  const kube = {
+    create: (c: { plural: string }, body: { metadata: { name: string } }) =>
+      answer('create', `${c.plural}/${body.metadata.name}`, body),
+    replaceStatus: (o: ObjectCoordinates, body: unknown) => answer('status', `${o.plural}/${o.name}`, body),
+    patch: (o: ObjectCoordinates, body: unknown) => answer('patch', `${o.plural}/${o.name}`, body),
+    get: (o: ObjectCoordinates) => answer('get', `${o.plural}/${o.name}`),
   };
-  const apps = {
-    createNamespacedControllerRevision: (p: { body: { metadata: { name: string } } }) =>
-      answer('create', `controllerrevisions/${p.body.metadata.name}`, p.body),
-  };
-  return { calls, custom: custom as unknown as k8s.CustomObjectsApi, apps: apps as unknown as k8s.AppsV1Api };
+  return { calls, kube: kube as unknown as KubeClient };
 }
 
 function deps(o: { runs?: Run[]; snapshots?: Snapshot[]; refuse?: Record<string, number> }) {
@@ -80,8 +74,7 @@ function deps(o: { runs?: Run[]; snapshots?: Snapshot[]; refuse?: Record<string,
   };
   const d: ReconcileDeps = {
     caches,
-    custom: client.custom,
-    apps: client.apps,
+    kube: client.kube,
     events: { record: (_o, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
     clock: () => NOW,
   };
@@ -129,7 +122,7 @@ describe('reconcileWorkflowRun', () => {
 
   it('writes the status and then throws when a create failed for a passing reason, to be retried', async () => {
     const { d, calls } = deps({ snapshots: [snapshot], refuse: { 'create runs/release-build-main': 503 } });
-    await expect(reconcileWorkflowRun('ns/release', d)).rejects.toThrow('refused');
+    await expect(reconcileWorkflowRun('ns/release', d)).rejects.toThrow('HTTP 503');
     expect(calls.map((c) => c.verb)).toEqual(['create', 'status']);
   });
 

@@ -2,11 +2,10 @@
 // actions, write status only when it changed. Nothing from an earlier reconcile is trusted.
 import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
-import * as k8s from '@kubernetes/client-node';
-import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
+import type { ObjectMeta, Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { workflowRunEnded } from '../src/api/phases.js';
 import { ResilientInformer } from '../src/kube/informer.js';
-import { crd, statusCode, statusMessage } from '../src/kube/client.js';
+import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
 import { LABEL_PARENT_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
@@ -20,7 +19,7 @@ import { retryForCacheLag } from './missing.js';
 export interface Snapshot {
   apiVersion: 'apps/v1';
   kind: 'ControllerRevision';
-  metadata: k8s.V1ObjectMeta;
+  metadata: ObjectMeta;
   data?: { spec?: WorkflowRunSpec };
   revision: number;
 }
@@ -34,8 +33,7 @@ export interface Caches {
 
 export interface ReconcileDeps {
   caches: Caches;
-  custom: k8s.CustomObjectsApi;
-  apps: k8s.AppsV1Api;
+  kube: KubeClient;
   events: EventRecorder;
   /** The live agents, from their Leases; without it every runtime counts as served. */
   agents?: { servedUntil(runtime: string, namespace: string, now: number): number | undefined };
@@ -66,7 +64,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
     plan: (now) => planWorkflowRun({ ...observed, run: withFailedJobs(cached, refused), now }),
     confirmMissing: (plan) =>
       retryForCacheLag(
-        deps.custom,
+        deps.kube,
         (plan.missingWorkflows ?? []).map((name) => ({ namespace, name })),
         { run: key },
       ),
@@ -85,11 +83,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
     writes: deps.writes,
     // PUT with the cached resourceVersion: a stale cache gets a conflict and the key is retried.
     writeStatus: (run, status) =>
-      deps.custom.replaceNamespacedCustomObjectStatus({
-        ...crd('workflowruns', namespace),
-        name,
-        body: { ...run, status },
-      }),
+      deps.kube.replaceStatus({ ...crd('workflowruns', namespace), name }, { ...run, status }),
     announce: (before, after) => announce(cached, before ?? {}, after, deps.events),
     clock: deps.clock,
   });
@@ -201,9 +195,9 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
         run,
         'controllerrevisions',
         () =>
-          deps.apps.createNamespacedControllerRevision({
-            namespace,
-            body: {
+          deps.kube.create(
+            { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespace },
+            {
               apiVersion: 'apps/v1',
               kind: 'ControllerRevision',
               metadata: {
@@ -214,22 +208,16 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
               data: { spec: action.spec },
               revision: 1,
             },
-          }),
+          ),
         deps,
       );
     case 'createRun':
-      return createOrAdopt(
-        run,
-        'runs',
-        () => deps.custom.createNamespacedCustomObject({ ...crd('runs', namespace), body: action.run }),
-        deps,
-      );
+      return createOrAdopt(run, 'runs', () => deps.kube.create(crd('runs', namespace), action.run), deps);
     case 'createChild':
       return createOrAdopt(
         run,
         'workflowruns',
-        () =>
-          deps.custom.createNamespacedCustomObject({ ...crd('workflowruns', namespace), body: action.child }),
+        () => deps.kube.create(crd('workflowruns', namespace), action.child),
         deps,
       );
     case 'markNoAgent':
@@ -237,13 +225,9 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
     case 'cancelRun':
     case 'cancelChild':
       deps.writes?.inc({ verb: 'patch', resource: action.type === 'cancelRun' ? 'runs' : 'workflowruns' });
-      await deps.custom.patchNamespacedCustomObject(
-        {
-          ...crd(action.type === 'cancelRun' ? 'runs' : 'workflowruns', namespace),
-          name: action.name,
-          body: { spec: { cancelRequested: true } },
-        },
-        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      await deps.kube.patch(
+        { ...crd(action.type === 'cancelRun' ? 'runs' : 'workflowruns', namespace), name: action.name },
+        { spec: { cancelRequested: true } },
       );
       return;
   }
@@ -253,11 +237,10 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
 async function deleteWorkflowRun(run: WorkflowRun, deps: ReconcileDeps): Promise<void> {
   deps.writes?.inc({ verb: 'delete', resource: 'workflowruns' });
   try {
-    await deps.custom.deleteNamespacedCustomObject({
-      ...crd('workflowruns', run.metadata.namespace ?? ''),
-      name: run.metadata.name ?? '',
-      propagationPolicy: 'Background',
-    });
+    await deps.kube.delete(
+      { ...crd('workflowruns', run.metadata.namespace ?? ''), name: run.metadata.name ?? '' },
+      'Background',
+    );
     log.info({ run: `${run.metadata.namespace}/${run.metadata.name}` }, 'deleted after its retention');
   } catch (e) {
     if (statusCode(e) !== 404) throw e;
@@ -271,14 +254,10 @@ async function setSuspendedLabel(
   deps: ReconcileDeps,
 ): Promise<WorkflowRun> {
   deps.writes?.inc({ verb: 'patch', resource: 'workflowruns' });
-  return (await deps.custom.patchNamespacedCustomObject(
-    {
-      ...crd('workflowruns', run.metadata.namespace ?? ''),
-      name: run.metadata.name ?? '',
-      body: { metadata: { labels: { [LABEL_SUSPENDED]: value ? 'true' : null } } },
-    },
-    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-  )) as WorkflowRun;
+  return deps.kube.patch<WorkflowRun>(
+    { ...crd('workflowruns', run.metadata.namespace ?? ''), name: run.metadata.name ?? '' },
+    { metadata: { labels: { [LABEL_SUSPENDED]: value ? 'true' : null } } },
+  );
 }
 
 /**
@@ -288,11 +267,10 @@ async function setSuspendedLabel(
 async function markNoAgent(run: Run, message: string, deps: ReconcileDeps): Promise<void> {
   deps.writes?.inc({ verb: 'update', resource: 'runs/status' });
   try {
-    await deps.custom.replaceNamespacedCustomObjectStatus({
-      ...crd('runs', run.metadata.namespace ?? ''),
-      name: run.metadata.name ?? '',
-      body: { ...run, status: { ...run.status, phase: 'Pending', reason: NO_AGENT, message } },
-    });
+    await deps.kube.replaceStatus(
+      { ...crd('runs', run.metadata.namespace ?? ''), name: run.metadata.name ?? '' },
+      { ...run, status: { ...run.status, phase: 'Pending', reason: NO_AGENT, message } },
+    );
   } catch (e) {
     if (statusCode(e) === 409) return;
     throw e;

@@ -1,7 +1,7 @@
 // Liveness of claimed Runs: this agent's heartbeats for the steps it runs, and the sweep that puts
 // back Runs whose agent went silent (judged on this agent's own clock, from when it last saw them).
 import type { Run } from '../src/api/types.js';
-import { statusCode, statusMessage } from '../src/kube/client.js';
+import { statusCode, statusMessage } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { mayRequeue } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';

@@ -3,7 +3,7 @@
 // written anywhere). Both with runtimed's own rights in the namespaces it serves.
 import type * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
-import { statusCode, statusMessage } from '../src/kube/client.js';
+import { statusCode, statusMessage } from '../src/kube/rest.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { LABEL_STEP_NETWORK } from '../src/runtime/sandbox-command.js';
 import { maskedValues, resolveSecretEnv, secretRefs } from '../src/runtime/secrets.js';

@@ -10,7 +10,7 @@ import type { Run } from '../src/api/types.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { HttpError, rawJson, rawStream, rawText } from '../src/kube/raw.js';
 import { retryTransient } from '../src/kube/retry.js';
-import { statusMessage } from '../src/kube/client.js';
+import { statusMessage } from '../src/kube/rest.js';
 import { LABEL_RUN_UID } from '../src/labels.js';
 import type { Ending } from '../src/runtime/lifecycle.js';
 import { Masker } from '../src/runtime/mask.js';

@@ -1,7 +1,7 @@
 // Reporting an end: the result goes to disk first and is reported until the API server takes it, so
 // no outage, however long, and no restart turns a known result into a second execution.
 import type { Run } from '../src/api/types.js';
-import { statusCode, statusMessage } from '../src/kube/client.js';
+import { statusCode, statusMessage } from '../src/kube/rest.js';
 import { log } from '../src/telemetry/log.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import { keyOf, type AgentState } from './agent-state.js';

@@ -3,7 +3,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Run, RunStatus } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
-import { statusCode, statusMessage } from '../src/kube/client.js';
+import { statusCode, statusMessage } from '../src/kube/rest.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { requeueStatus } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';

@@ -9,7 +9,7 @@ import type { Run } from '../src/api/types.js';
 import { runLogFile } from '../src/runtime/logpaths.js';
 import { followFile } from '../src/runtime/follow.js';
 import { isTerminal } from '../src/runtime/lifecycle.js';
-import { statusCode, statusMessage } from '../src/kube/client.js';
+import { statusCode, statusMessage } from '../src/kube/rest.js';
 import { log } from '../src/telemetry/log.js';
 import { Counter, type Registry } from 'prom-client';
 import type { Decision } from './auth.js';

@@ -1,6 +1,6 @@
 // Reads of the cluster shared by the krt commands.
 import type { Run, WorkflowRun } from '../../src/api/types.js';
-import { crd, statusCode } from '../../src/kube/client.js';
+import { crd, statusCode } from '../../src/kube/rest.js';
 import { LABEL_PARENT_UID, LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { UsageError, type Connection } from '../connect.js';
 import { buildTree, type RunNode } from '../tree.js';

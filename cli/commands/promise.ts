@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { PromiseObject, ResourceObject } from '../../src/api/types.js';
 import { GROUP, VERSION } from '../../src/api/crds.js';
-import { statusCode } from '../../src/kube/client.js';
+import { statusCode } from '../../src/kube/rest.js';
 import { connect, UsageError, type Connection } from '../connect.js';
 import { age, outputOption, printStructured, table, type Format } from '../output.js';
 import { renderResourceTree } from '../resource-tree.js';

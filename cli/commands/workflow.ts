@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Workflow, WorkflowRun } from '../../src/api/types.js';
 import { formatFieldError } from '../../src/fielderror.js';
 import { validateCallGraph } from '../../src/graph/callgraph.js';
-import { crd, statusCode } from '../../src/kube/client.js';
+import { crd, statusCode } from '../../src/kube/rest.js';
 import { parseInputFlags, triggeredRun } from '../../src/render/trigger.js';
 import { connect, UsageError, type Connection } from '../connect.js';
 import { age, outputOption, printStructured, table, type Format } from '../output.js';

@@ -4,7 +4,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { runEnded, workflowRunEnded } from '../../src/api/phases.js';
 import type { WorkflowRun } from '../../src/api/types.js';
 import { LABEL_SUSPENDED, LABEL_WORKFLOW } from '../../src/labels.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { connect, UsageError, type Connection } from '../connect.js';
 import { localDataDir, logFileOf, LinePrefixer, readFrom } from '../logsource.js';
 import { apiLog } from '../remotelog.js';

@@ -4,8 +4,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { extraHeaders } from './impersonation.js';
 import { loadKubeConfigAs } from './kubeconfig.js';
-import { GROUP, VERSION } from '../api/crds.js';
-import { HttpError } from './raw.js';
 
 /** A component's kubeconfig: its --kubeconfig file, else as kubectl finds one (src/kube/kubeconfig.ts). */
 export function loadKubeConfig(path?: string, context?: string): k8s.KubeConfig {
@@ -63,30 +61,4 @@ export function makeClients(kc: k8s.KubeConfig): Clients {
     core: apiClient(kc, k8s.CoreV1Api),
     custom: apiClient(kc, k8s.CustomObjectsApi),
   };
-}
-
-/** Coordinates of a kruntimes.io/v1alpha1 resource for CustomObjectsApi calls. */
-export function crd(plural: 'workflows' | 'workflowruns' | 'runs' | 'works', namespace: string) {
-  return { group: GROUP, version: VERSION, plural, namespace };
-}
-
-/** The HTTP status of a failed API call, or undefined for other errors. */
-export function statusCode(e: unknown): number | undefined {
-  if (e instanceof HttpError) return e.code;
-  return e instanceof k8s.ApiException ? e.code : undefined;
-}
-
-/** The message of a Kubernetes Status body from a failed API call, else the error's own message. */
-export function statusMessage(e: unknown): string {
-  if (e instanceof k8s.ApiException || e instanceof HttpError) {
-    const body: unknown = e.body;
-    try {
-      const parsed = typeof body === 'string' ? JSON.parse(body) : body;
-      if (parsed && typeof parsed === 'object' && 'message' in parsed) return String(parsed.message);
-    } catch {
-      // not JSON: fall through to the raw body
-    }
-    return String(body);
-  }
-  return e instanceof Error ? e.message : String(e);
 }

@@ -1,6 +1,6 @@
 // Which resource serves a kind, and whether it is namespaced: the API server's discovery, asked once
 // per group version and kept for a minute (a Promise may install a new API at any time).
-import type * as k8s from '@kubernetes/client-node';
+import type { KubeAccess } from './access.js';
 import { rawJson } from './raw.js';
 
 export interface ResourceInfo {
@@ -16,7 +16,7 @@ export class Discovery {
   private readonly cache = new Map<string, { at: number; resources: Map<string, ResourceInfo> }>();
 
   constructor(
-    private readonly kc: k8s.KubeConfig,
+    private readonly kc: KubeAccess,
     private readonly clock: () => number = Date.now,
   ) {}
 

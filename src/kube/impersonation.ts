@@ -1,10 +1,9 @@
 // Impersonated user extras from a kubeconfig (`as-user-extra`), which client-node does not read.
-import type * as k8s from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 
-const impersonation = new WeakMap<k8s.KubeConfig, Record<string, string>>();
+const impersonation = new WeakMap<object, Record<string, string>>();
 
-export function impersonate(kc: k8s.KubeConfig, headers: Record<string, string> | undefined): void {
+export function impersonate(kc: object, headers: Record<string, string> | undefined): void {
   if (headers) impersonation.set(kc, headers);
 }
 
@@ -29,7 +28,7 @@ export function impersonatedExtra(
   return headers;
 }
 
-/** Headers every request of this KubeConfig carries beyond what client-node sets. */
-export function extraHeaders(kc: k8s.KubeConfig): Record<string, string> {
+/** Headers every request of this access (a KubeConfig or src/kube/access.ts's) carries beyond what it sets itself. */
+export function extraHeaders(kc: object): Record<string, string> {
   return impersonation.get(kc) ?? {};
 }

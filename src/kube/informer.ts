@@ -1,11 +1,12 @@
-// A list+watch cache that does not go quiet. client-node's informers are reported to stop
-// receiving events after a dropped connection, and a naive restart can flood the API server
-// (kubernetes-client/javascript #958, #1933; docs/design.md §6). So: server-side watch timeouts, restart
+// A list+watch cache that does not go quiet. Informers are reported to stop receiving events after
+// a dropped connection, and a naive restart can flood the API server (kubernetes-client/javascript
+// #958, #1933; docs/design.md §6). So: server-side watch timeouts, restart
 // with jittered backoff, relist on 410 Gone, a periodic resync, and a health check on progress.
 import { EventEmitter } from 'node:events';
-import * as k8s from '@kubernetes/client-node';
+import type { KubeAccess } from './access.js';
 import { log } from '../telemetry/log.js';
 import { rawJson } from './raw.js';
+import { watch } from './watch.js';
 
 export interface KubeObject {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
@@ -35,9 +36,10 @@ export interface InformerOptions {
 }
 
 /**
- * A watch that ends this way is not a failure: our own abort, or client-node's inactivity timeout
- * (it aborts a watch that received nothing for 30 s, which a quiet collection does). The watch is
- * opened again from the last resourceVersion at once: no backoff, no relist, no warning.
+ * A watch that ends this way is not a failure: our own abort, or the watch's inactivity timeout
+ * (src/kube/watch.ts ends a watch that received nothing for a while, which a quiet collection
+ * does). The watch is opened again from the last resourceVersion at once: no backoff, no relist,
+ * no warning.
  */
 function endsCleanly(err: unknown): boolean {
   const name = (err as { name?: unknown } | null)?.name;
@@ -100,10 +102,10 @@ export async function pagedList<T>(
   return { items, metadata: { resourceVersion } };
 }
 
-export function apiServerListWatch<T>(kc: k8s.KubeConfig): ListWatch<T> {
+export function apiServerListWatch<T>(kc: KubeAccess): ListWatch<T> {
   return {
     list: (path, labelSelector) => pagedList<T>((p) => rawJson(kc, 'GET', p), path, labelSelector),
-    watch: (path, params, onEvent, onDone) => new k8s.Watch(kc).watch(path, params, onEvent, onDone),
+    watch: (path, params, onEvent, onDone) => watch(kc, path, params, onEvent, onDone),
   };
 }
 
@@ -131,7 +133,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   };
   private readonly lw: ListWatch<T>;
 
-  constructor(kc: k8s.KubeConfig, opts: InformerOptions) {
+  constructor(kc: KubeAccess, opts: InformerOptions) {
     super();
     this.opts = {
       watchTimeoutSeconds: 240,

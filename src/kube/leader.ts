@@ -1,7 +1,7 @@
 // Leader election with a coordination.k8s.io Lease, as client-go's leaderelection does it, so two
 // controller replicas never both act: acquire when the lease is free or expired, renew every
 // retry period, and give up (the process exits) when renewal fails past the renew deadline.
-import type * as k8s from '@kubernetes/client-node';
+import type { KubeAccess } from './access.js';
 import { log } from '../telemetry/log.js';
 import { HttpError, rawJson } from './raw.js';
 
@@ -56,7 +56,7 @@ export class LeaderElector {
   /** The Lease record as last seen, and when (on the monotonic clock) it was seen to change. */
   private observed: { record: string; at: number } | undefined;
 
-  constructor(kc: k8s.KubeConfig, opts: LeaderOptions) {
+  constructor(kc: KubeAccess, opts: LeaderOptions) {
     this.o = { leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...opts };
     this.monotonic = opts.monotonic ?? (() => performance.now());
     // Each request is bounded by the renew deadline: a hung request must not outlive leadership.

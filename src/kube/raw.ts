@@ -1,8 +1,8 @@
-// A plain JSON request to the API server with the kubeconfig's credentials, for the few calls
-// where the generated client's serializers get in the way (Lease MicroTime fields, list for
-// informers).
+// A plain JSON request to the API server with the kubeconfig's credentials: the request layer of
+// the thin client (src/kube/rest.ts), the informers' lists and watches, and the calls where the
+// generated client's serializers get in the way (Lease MicroTime fields).
 import https from 'node:https';
-import type * as k8s from '@kubernetes/client-node';
+import type { KubeAccess } from './access.js';
 import { extraHeaders } from './impersonation.js';
 
 export class HttpError extends Error {
@@ -14,10 +14,10 @@ export class HttpError extends Error {
   }
 }
 
-const agents = new WeakMap<k8s.KubeConfig, https.Agent>();
+const agents = new WeakMap<KubeAccess, https.Agent>();
 
 /** One keep-alive agent per KubeConfig, with its TLS options (client-node's own agent closes each connection). */
-function keepAlive(kc: k8s.KubeConfig, tls: https.RequestOptions): https.Agent {
+function keepAlive(kc: KubeAccess, tls: https.RequestOptions): https.Agent {
   let agent = agents.get(kc);
   if (!agent) {
     const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = tls;
@@ -36,24 +36,40 @@ function keepAlive(kc: k8s.KubeConfig, tls: https.RequestOptions): https.Agent {
   return agent;
 }
 
+/**
+ * The URL and options of one request: the access's TLS options and credentials, the impersonation
+ * extras, and the keep-alive connections of this access (unless a proxy carries them).
+ */
+export async function requestOptions(
+  kc: KubeAccess,
+  path: string,
+  opts: https.RequestOptions,
+): Promise<{ url: string; opts: https.RequestOptions }> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  await kc.applyToHTTPSOptions(opts);
+  opts.headers = { ...opts.headers, ...extraHeaders(kc) };
+  if (!cluster.proxyUrl) opts.agent = keepAlive(kc, opts);
+  return { url: `${cluster.server}${path}`, opts };
+}
+
 export async function rawJson(
-  kc: k8s.KubeConfig,
+  kc: KubeAccess,
   method: string,
   path: string,
   body?: unknown,
   timeoutMs = 30_000,
   contentType = 'application/json',
 ): Promise<unknown> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const opts: https.RequestOptions = { method, timeout: timeoutMs, headers: { accept: 'application/json' } };
-  await kc.applyToHTTPSOptions(opts);
-  opts.headers = { ...opts.headers, ...extraHeaders(kc) };
-  if (!cluster.proxyUrl) opts.agent = keepAlive(kc, opts);
+  const { url, opts } = await requestOptions(kc, path, {
+    method,
+    timeout: timeoutMs,
+    headers: { accept: 'application/json' },
+  });
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload) opts.headers = { ...opts.headers, 'content-type': contentType };
   return new Promise((resolve, reject) => {
-    const req = https.request(`${cluster.server}${path}`, opts, (res) => {
+    const req = https.request(url, opts, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -73,7 +89,7 @@ export async function rawJson(
  * another manager holds (force), as controllers that own what they apply do.
  */
 export function serverSideApply(
-  kc: k8s.KubeConfig,
+  kc: KubeAccess,
   path: string,
   body: unknown,
   fieldManager = 'kruntimes',
@@ -87,21 +103,17 @@ export function serverSideApply(
  * API server answers 2xx; the caller reads and ends it. `signal` aborts it.
  */
 export async function rawStream(
-  kc: k8s.KubeConfig,
+  kc: KubeAccess,
   path: string,
   signal?: AbortSignal,
 ): Promise<import('node:http').IncomingMessage> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const opts: https.RequestOptions = {
+  const { url, opts } = await requestOptions(kc, path, {
     method: 'GET',
     headers: { accept: '*/*' },
     ...(signal ? { signal } : {}),
-  };
-  await kc.applyToHTTPSOptions(opts);
-  opts.headers = { ...opts.headers, ...extraHeaders(kc) };
+  });
   return new Promise((resolve, reject) => {
-    const req = https.request(`${cluster.server}${path}`, opts, (res) => {
+    const req = https.request(url, opts, (res) => {
       if ((res.statusCode ?? 500) < 300) return resolve(res);
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -116,7 +128,7 @@ export async function rawStream(
 }
 
 /** A GET of a text body (pods/log), whole. */
-export async function rawText(kc: k8s.KubeConfig, path: string): Promise<string> {
+export async function rawText(kc: KubeAccess, path: string): Promise<string> {
   const res = await rawStream(kc, path, AbortSignal.timeout(30_000));
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);

@@ -1,6 +1,6 @@
 // Retrying a write whose failure is the network's or the API server's (no answer, 429, 5xx), with
 // growing pauses until a deadline. Answers about the object itself (404, 409, 422) are final.
-import { statusCode, statusMessage } from './client.js';
+import { statusCode, statusMessage } from './rest.js';
 
 export interface RetryOptions {
   deadlineMs: number;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as k8s from '@kubernetes/client-node';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
 import { microTime } from '../../src/kube/leader.js';
 import { rawJson } from '../../src/kube/raw.js';

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import * as k8s from '@kubernetes/client-node';
 import { runEnded } from '../../src/api/phases.js';
 import type { Run } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
 import { startAgent } from '../harness/agent.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';

@@ -6,7 +6,7 @@
 //    called (a namespace labelled kruntimes.io/admission=disabled), in the same run, as a ratio.
 import { Agent, request } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { validateRequest } from '../../webhook/validate/index.js';
 import type { AdmissionRequest } from '../../webhook/review.js';
 import { testCluster } from '../harness/cluster.js';

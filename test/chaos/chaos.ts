@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowRun } from '../../src/api/types.js';
-import { crd, statusCode, statusMessage } from '../../src/kube/client.js';
+import { crd, statusCode, statusMessage } from '../../src/kube/rest.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
 import { rawJson } from '../../src/kube/raw.js';
 import { controllerSees, webhookSees } from '../harness/caches.js';

@@ -3,7 +3,7 @@
 // result says how long the system took to come back. Real processes of the local environment.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { crd, statusCode, statusMessage } from '../../src/kube/client.js';
+import { crd, statusCode, statusMessage } from '../../src/kube/rest.js';
 import type { TestCluster } from '../harness/cluster.js';
 import { stateDir } from '../harness/paths.js';
 import { localPort, pidOf, processAlive, ready, startProcess, stopProcess } from '../harness/processes.js';

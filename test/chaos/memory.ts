@@ -3,7 +3,7 @@
 // the components settle, and prints each one's RSS then and its peak during the load.
 import { readFileSync } from 'node:fs';
 import type { WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
 import { testCluster } from '../harness/cluster.js';
 import { pidOf } from '../harness/processes.js';

@@ -3,7 +3,7 @@
 // Configure pipelines apply a ConfigMap through their Work; delete pipelines post to a journal (the
 // harness channel), so the test sees what ran and how often.
 import type { Pipeline } from '../../src/api/types.js';
-import { statusCode } from '../../src/kube/client.js';
+import { statusCode } from '../../src/kube/rest.js';
 import { LABEL_MANUAL_RECONCILIATION, LABEL_SUSPENDED } from '../../src/labels.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { controllerPid, isLeader, startController } from '../harness/controller.js';

@@ -3,7 +3,7 @@
 // Steps post to a journal, so the test sees what ran and in which order. The test never blocks in
 // `kubectl wait`: the journal the steps post to answers only while this process is free.
 import type { PromiseObject, WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { LABEL_RESOURCE_UID, LABEL_SUSPENDED } from '../../src/labels.js';
 import { eventually, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';

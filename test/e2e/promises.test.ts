@@ -3,7 +3,7 @@
 // bash. One test per rule; each test has its own resource API. Steps post to a journal (harness
 // channel), so the test sees which pipeline ran, for which generation, how often.
 import type { Work, WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import {
   LABEL_MANUAL_RECONCILIATION,
   LABEL_PAUSED,

@@ -4,7 +4,7 @@
 // and real bash under runtimed prints exactly their bytes; a canary file shows nothing else ran.
 import { createHash, randomBytes } from 'node:crypto';
 import type { WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { LABEL_PROMISE } from '../../src/labels.js';
 
 import { kubectl } from '../harness/kubectl.js';

@@ -3,7 +3,7 @@
 // Steps decide by a counter this suite owns (the harness channel), so each attempt can behave
 // differently.
 import type { Run, WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { controllerSees } from '../harness/caches.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { controllerPid, isLeader, startController } from '../harness/controller.js';

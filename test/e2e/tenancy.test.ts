@@ -4,7 +4,8 @@
 // server, webhook, controller, runtimed, bubblewrap and bash.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
-import { crd, type Clients } from '../../src/kube/client.js';
+import { type Clients } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { AGENT_EXTRA } from '../../src/validate/run-status.js';
 import { agentClients } from '../harness/agent.js';
 import { rejection, testCluster, type TestCluster } from '../harness/cluster.js';

@@ -3,7 +3,7 @@
 // every rendering pass (trigger, child materialisation, Run creation) and the real webhook.
 import { randomBytes } from 'node:crypto';
 import type { WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
 import { krt } from '../harness/krt.js';

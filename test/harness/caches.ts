@@ -1,7 +1,7 @@
 // Waiting until a component's informer cache holds what a test just wrote, observed through the
 // component's own answers, never by sleeping.
 import type { Workflow } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { eventually, type TestCluster } from './cluster.js';
 import { kubectl } from './kubectl.js';
 

@@ -1,13 +1,8 @@
 // What an integration suite needs: clients for the admin and the unprivileged identity, and a
 // namespace of its own that is deleted after the suite.
 import { randomBytes } from 'node:crypto';
-import {
-  loadKubeConfig,
-  makeClients,
-  statusCode,
-  statusMessage,
-  type Clients,
-} from '../../src/kube/client.js';
+import { loadKubeConfig, makeClients, type Clients } from '../../src/kube/client.js';
+import { statusCode, statusMessage } from '../../src/kube/rest.js';
 import { componentsWatching } from './components.js';
 import { eventually } from './eventually.js';
 import { adminKubeconfig, userKubeconfig } from './paths.js';

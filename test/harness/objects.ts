@@ -3,7 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
-import { crd, type Clients } from '../../src/kube/client.js';
+import { type Clients } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { eventually, type TestCluster } from './cluster.js';
 
 export async function createRun(c: TestCluster, name: string, spec: Partial<Run['spec']>): Promise<Run> {

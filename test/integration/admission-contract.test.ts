@@ -2,7 +2,7 @@
 // the frozen output contract cannot be edited, and an object too large for etcd is refused with the
 // limit named instead of failing in etcd after admission.
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { MAX_JOBS, MAX_STEPS_PER_JOB } from '../../src/limits.js';
 import { eventually, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';

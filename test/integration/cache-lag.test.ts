@@ -3,9 +3,9 @@
 // may not have reached the cache yet. The reconcilers run here against the real API server with
 // caches that never change (a lagging informer, held still), so what they do with a cache miss is
 // seen exactly.
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../../src/api/types.js';
-import { apiClient, crd, statusCode } from '../../src/kube/client.js';
+import { crd, KubeClient, statusCode } from '../../src/kube/rest.js';
 import { ResilientInformer, type ListWatch } from '../../src/kube/informer.js';
 import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { snapshotName } from '../../src/names.js';
@@ -95,8 +95,7 @@ async function reconcileCalling(uses: string) {
     writes,
     reconcileWorkflowRun(`${c.namespace}/${name}`, {
       caches,
-      custom: c.admin.custom,
-      apps: apiClient(c.admin.kc, k8s.AppsV1Api),
+      kube: new KubeClient(c.admin.kc),
       events: { record: () => undefined } satisfies EventRecorder,
       writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
     }),
@@ -155,7 +154,7 @@ async function reconcileResourceUsing(uses: string) {
       kc: c.admin.kc,
       api,
       promise: () => promise,
-      custom: c.admin.custom,
+      kube: new KubeClient(c.admin.kc),
       events: { record: () => undefined } satisfies EventRecorder,
       writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
     }),

@@ -2,7 +2,7 @@
 // runs. Every run finishes with the right outputs and no child is made twice (deterministic names;
 // AlreadyExists with our owner means adopt).
 import type { Run, WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { controllerSees } from '../harness/caches.js';
 import { controllerPid, isLeader, startController } from '../harness/controller.js';

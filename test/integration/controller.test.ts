@@ -2,7 +2,7 @@
 // executed by the local runtimed (real bash).
 import { join } from 'node:path';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { controllerSees } from '../harness/caches.js';
 import { kubectl } from '../harness/kubectl.js';

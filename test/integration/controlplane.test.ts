@@ -1,7 +1,7 @@
 // The local control plane is real: CRDs served, the garbage collector deletes owned objects, and
 // RBAC forbids an identity with no bindings.
 import { execFileSync } from 'node:child_process';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { eventually, KCM_WAIT_MS, rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { adminKubeconfig, kubectlPath } from '../harness/paths.js';
 

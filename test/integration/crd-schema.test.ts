@@ -2,7 +2,7 @@
 // the webhook skips (kruntimes.io/admission=disabled), malformed objects are rejected and valid
 // counterparts accepted.
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 
 type Plural = 'workflows' | 'workflowruns' | 'runs';

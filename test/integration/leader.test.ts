@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { adminKubeconfig, componentCommand, stateDir } from '../harness/paths.js';
 import { channel, type Channel } from '../harness/channel.js';

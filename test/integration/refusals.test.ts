@@ -2,7 +2,7 @@
 // longer than the API allows) fails only that job, with the refusal's message; its dependents are
 // Skipped, the rest of the run goes on, and the run's status keeps being derived to its end.
 import type { WorkflowRun } from '../../src/api/types.js';
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { MAX_SCRIPT_LENGTH } from '../../src/limits.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Run } from '../../src/api/types.js';
-import { crd, statusCode } from '../../src/kube/client.js';
+import { crd, statusCode } from '../../src/kube/rest.js';
 import { runLogDir } from '../../src/runtime/logpaths.js';
 import { controllerSees } from '../harness/caches.js';
 import { eventually, KCM_WAIT_MS, testCluster, type TestCluster } from '../harness/cluster.js';

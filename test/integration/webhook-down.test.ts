@@ -1,6 +1,7 @@
 // failurePolicy: Fail. With the webhook process stopped, nothing of ours can be created unchecked;
 // deletion, which the webhook only warns about, is not held up (failurePolicy: Ignore for DELETE).
-import { crd, statusCode, type Clients } from '../../src/kube/client.js';
+import { type Clients } from '../../src/kube/client.js';
+import { crd, statusCode } from '../../src/kube/rest.js';
 import { agentClients } from '../harness/agent.js';
 import { createRun, patchRun } from '../harness/objects.js';
 import { eventually, KCM_WAIT_MS, rejection, testCluster, type TestCluster } from '../harness/cluster.js';

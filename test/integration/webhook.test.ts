@@ -1,6 +1,6 @@
 // Every admission rule through the real API server, which calls the real webhook over TLS: the
 // violating object is denied with its exact text, a valid counterpart is accepted.
-import { crd } from '../../src/kube/client.js';
+import { crd } from '../../src/kube/rest.js';
 import { rejection, testCluster, type TestCluster } from '../harness/cluster.js';
 import { webhookSees } from '../harness/caches.js';
 import { kubectl } from '../harness/kubectl.js';

@@ -8,7 +8,7 @@
 // timers that matter (a retryAfter, a periodic reconciliation) live in the objects' status, and a
 // fresh process reconciles every object once when it starts.
 import type { Counter, Gauge, Histogram } from 'prom-client';
-import { statusCode, statusMessage } from '../client.js';
+import { statusCode, statusMessage } from '../rest.js';
 import { WorkQueue } from '../queue.js';
 import { isNamespaceTerminating } from '../retry.js';
 import { log } from '../../telemetry/log.js';

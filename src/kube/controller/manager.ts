@@ -1,7 +1,7 @@
 // The process side of controllers: informers shared by what they watch (two controllers of one
 // kind share one list and one watch), controllers added and removed while the process runs (a
 // Promise's resource API appears and disappears), leader election, and the metrics they all report.
-import type * as k8s from '@kubernetes/client-node';
+import type { KubeAccess } from '../access.js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { log } from '../../telemetry/log.js';
 import { ResilientInformer, type InformerOptions, type KubeObject } from '../informer.js';
@@ -34,7 +34,7 @@ export class ControllerManager {
   private elector: LeaderElector | undefined;
 
   constructor(
-    private readonly kc: k8s.KubeConfig,
+    private readonly kc: KubeAccess,
     private readonly opts: ManagerOptions,
   ) {
     const registers = [opts.registry];

@@ -1,0 +1,100 @@
+// The thin typed client: get, create, replace, patch and delete of any resource by its coordinates,
+// as plain JSON over src/kube/raw.ts (keep-alive connections, the access's credentials and
+// impersonation). The controller uses it instead of client-node's generated clients, which are the
+// larger part of a Node.js process's memory (docs/benchmarks.md, "Memory").
+import { GROUP, VERSION } from '../api/crds.js';
+import type { KubeAccess } from './access.js';
+import { HttpError, rawJson } from './raw.js';
+
+/** Where a resource lives: its group ('' for the core group), version, plural and namespace (none when cluster-scoped). */
+export interface Coordinates {
+  group: string;
+  version: string;
+  plural: string;
+  namespace?: string;
+}
+
+/** One object of a resource: its coordinates and name. */
+export type ObjectCoordinates = Coordinates & { name: string };
+
+/** Coordinates of a kruntimes.io/v1alpha1 resource. */
+export function crd(plural: 'workflows' | 'workflowruns' | 'runs' | 'works', namespace: string) {
+  return { group: GROUP, version: VERSION, plural, namespace };
+}
+
+/** The URL path of a collection, or of one object and optionally its subresource. */
+export function resourcePath(c: Coordinates & { name?: string }, subresource?: string): string {
+  const base = c.group ? `/apis/${c.group}/${c.version}` : `/api/${c.version}`;
+  const ns = c.namespace ? `/namespaces/${encodeURIComponent(c.namespace)}` : '';
+  const name = c.name ? `/${encodeURIComponent(c.name)}` : '';
+  return `${base}${ns}/${c.plural}${name}${c.name && subresource ? `/${subresource}` : ''}`;
+}
+
+const PATCH_TYPES = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+} as const;
+
+export type PatchType = keyof typeof PATCH_TYPES;
+
+export class KubeClient {
+  constructor(readonly access: KubeAccess) {}
+
+  get<T = unknown>(o: ObjectCoordinates): Promise<T> {
+    return rawJson(this.access, 'GET', resourcePath(o)) as Promise<T>;
+  }
+
+  create<T = unknown>(c: Coordinates, body: unknown): Promise<T> {
+    return rawJson(this.access, 'POST', resourcePath(c), body) as Promise<T>;
+  }
+
+  replace<T = unknown>(o: ObjectCoordinates, body: unknown): Promise<T> {
+    return rawJson(this.access, 'PUT', resourcePath(o), body) as Promise<T>;
+  }
+
+  /** PUT of the status subresource: a conflict (409) when `body`'s resourceVersion is not the stored one. */
+  replaceStatus<T = unknown>(o: ObjectCoordinates, body: unknown): Promise<T> {
+    return rawJson(this.access, 'PUT', resourcePath(o, 'status'), body) as Promise<T>;
+  }
+
+  patch<T = unknown>(o: ObjectCoordinates, body: unknown, type: PatchType = 'merge'): Promise<T> {
+    return rawJson(this.access, 'PATCH', resourcePath(o), body, 30_000, PATCH_TYPES[type]) as Promise<T>;
+  }
+
+  async delete(
+    o: ObjectCoordinates,
+    propagationPolicy?: 'Background' | 'Foreground' | 'Orphan',
+  ): Promise<void> {
+    const q = propagationPolicy ? `?propagationPolicy=${propagationPolicy}` : '';
+    await rawJson(this.access, 'DELETE', resourcePath(o) + q);
+  }
+}
+
+/**
+ * The HTTP status of a failed API call, or undefined for other errors: this client's HttpError,
+ * or client-node's ApiException (also a numeric `code` with a `body`), told apart by shape so that
+ * this module does not load client-node.
+ */
+export function statusCode(e: unknown): number | undefined {
+  if (e instanceof HttpError) return e.code;
+  return isApiException(e) ? e.code : undefined;
+}
+
+function isApiException(e: unknown): e is { code: number; body: unknown } {
+  return e instanceof Error && typeof (e as { code?: unknown }).code === 'number' && 'body' in e;
+}
+
+/** The message of a Kubernetes Status body from a failed API call, else the error's own message. */
+export function statusMessage(e: unknown): string {
+  if (isApiException(e) || e instanceof HttpError) {
+    const body: unknown = e.body;
+    try {
+      const parsed = typeof body === 'string' ? JSON.parse(body) : body;
+      if (parsed && typeof parsed === 'object' && 'message' in parsed) return String(parsed.message);
+    } catch {
+      // not JSON: fall through to the raw body
+    }
+    return String(body);
+  }
+  return e instanceof Error ? e.message : String(e);
+}
