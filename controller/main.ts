@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { kubeAccess } from '../src/kube/access.js';
 import { installNamespace } from '../src/kube/namespace.js';
 import { log } from '../src/telemetry/log.js';
+import { profileOnSignal } from '../src/telemetry/profile.js';
 import { opsFlags, serveOpsFlags } from '../src/telemetry/ops.js';
 import { processFlags } from '../src/flags.js';
 import { Manager } from './manager.js';
@@ -79,6 +80,7 @@ const manager = new Manager(kubeAccess(flags.kubeconfig ? { path: flags.kubeconf
         retryPeriodMs: Number(flags['retry-period']) * 1000,
       },
 });
+profileOnSignal('controller');
 await manager.start();
 
 const shutdown = () => {

@@ -25,6 +25,8 @@ import {
   type LeaseLike,
 } from '../src/runtime/agents.js';
 import { isClaimable } from '../src/runtime/lifecycle.js';
+import { runAsObserved } from '../src/plan/run-plan.js';
+import { workflowRunAsObserved } from '../src/plan/workflowrun.js';
 import { log } from '../src/telemetry/log.js';
 import type { OpsOptions } from '../src/telemetry/ops.js';
 import { eventRecorder } from './events.js';
@@ -34,7 +36,8 @@ import { ServedApis } from './served.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { reconcileWork } from './work.js';
 import { Discovery } from '../src/kube/discovery.js';
-import { reconcileWorkflowRun, type Caches, type ReconcileDeps, type Snapshot } from './workflowrun.js';
+import { reconcileWorkflowRun, type Caches, type ReconcileDeps } from './workflowrun.js';
+import { SnapshotSpecs, snapshotAsCached, type Snapshot } from './snapshots.js';
 
 export interface ManagerOptions {
   workers: number;
@@ -85,18 +88,7 @@ export class Manager {
 
   private async register(): Promise<void> {
     const m = this.runtime;
-    const caches: Caches = {
-      workflowRuns: m.informer<WorkflowRun>({
-        path: `${API}/workflowruns`,
-        indexLabels: [LABEL_PARENT_UID, LABEL_RESOURCE_UID],
-      }),
-      runs: m.informer<Run>({ path: `${API}/runs`, indexLabels: [LABEL_WORKFLOWRUN_UID] }),
-      workflows: m.informer<Workflow>({ path: `${API}/workflows` }),
-      snapshots: m.informer<Snapshot>({
-        path: '/apis/apps/v1/controllerrevisions',
-        labelSelector: LABEL_WORKFLOWRUN_UID,
-      }),
-    };
+    const caches = workflowCaches(m);
     const agents = m.informer<LeaseLike>({
       path: `/apis/coordination.k8s.io/v1/namespaces/${this.opts.agentNamespace ?? AGENT_LEASE_NAMESPACE}/leases`,
       labelSelector: LABEL_AGENT,
@@ -104,6 +96,7 @@ export class Manager {
     const deps: ReconcileDeps = {
       caches,
       kube: this.kube,
+      snapshotSpecs: new SnapshotSpecs(this.kube),
       events: eventRecorder(this.kube, 'kruntimes-controller', this.writes),
       writes: this.writes,
       defaultTtlSeconds: this.opts.ttlSecondsAfterFinished ?? DEFAULT_TTL_SECONDS,
@@ -285,4 +278,26 @@ async function missingRights(kube: KubeClient, api: ResourceApi): Promise<string
     }),
   );
   return answers.filter((a): a is string => a !== undefined);
+}
+
+/** The caches the WorkflowRun reconciler reads, each keeping only what planning needs. */
+function workflowCaches(m: ControllerManager): Caches {
+  return {
+    workflowRuns: m.informer<WorkflowRun>({
+      path: `${API}/workflowruns`,
+      indexLabels: [LABEL_PARENT_UID, LABEL_RESOURCE_UID],
+      transform: workflowRunAsObserved,
+    }),
+    runs: m.informer<Run>({
+      path: `${API}/runs`,
+      indexLabels: [LABEL_WORKFLOWRUN_UID],
+      transform: runAsObserved,
+    }),
+    workflows: m.informer<Workflow>({ path: `${API}/workflows` }),
+    snapshots: m.informer<Snapshot>({
+      path: '/apis/apps/v1/controllerrevisions',
+      labelSelector: LABEL_WORKFLOWRUN_UID,
+      transform: snapshotAsCached,
+    }),
+  };
 }

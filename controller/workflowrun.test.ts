@@ -7,6 +7,7 @@ import { HttpError } from '../src/kube/raw.js';
 import type { KubeClient, ObjectCoordinates } from '../src/kube/rest.js';
 import { LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
+import { SnapshotSpecs } from './snapshots.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps, type Snapshot } from './workflowrun.js';
 
 const NOW = new Date('2026-12-05T10:00:00Z');
@@ -18,6 +19,7 @@ function cache<
     get: (ns: string, n: string) => items.find((o) => o.metadata.namespace === ns && o.metadata.name === n),
     withLabel: (l: string, v: string) => items.filter((o) => o.metadata.labels?.[l] === v),
     list: () => items,
+    written: () => undefined,
   };
   return fake as unknown as ResilientInformer<T>;
 }
@@ -75,6 +77,7 @@ function deps(o: { runs?: Run[]; snapshots?: Snapshot[]; refuse?: Record<string,
   const d: ReconcileDeps = {
     caches,
     kube: client.kube,
+    snapshotSpecs: new SnapshotSpecs(client.kube),
     events: { record: (_o, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
     clock: () => NOW,
   };
@@ -82,13 +85,28 @@ function deps(o: { runs?: Run[]; snapshots?: Snapshot[]; refuse?: Record<string,
 }
 
 describe('reconcileWorkflowRun', () => {
-  it('writes the snapshot first, then the status, and runs nothing before the snapshot is cached', async () => {
+  it('writes the snapshot first, runs from the spec it wrote there, and writes the status once', async () => {
     const { d, calls } = deps({});
     await reconcileWorkflowRun('ns/release', d);
     expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
       `create controllerrevisions/${snapshotName('release', 'uid-1')}`,
+      'create runs/release-build-main',
       'status workflowruns/release',
     ]);
+    const snapshotWritten = calls[0]?.body as Snapshot;
+    expect(snapshotWritten.data?.spec).toEqual(run.spec);
+    expect((calls[2]?.body as WorkflowRun).status).toMatchObject({ phase: 'Running' });
+  });
+
+  it("runs nothing from a snapshot that existed already until the cache shows it is this run's", async () => {
+    const name = snapshotName('release', 'uid-1');
+    const { d, calls } = deps({ refuse: { [`create controllerrevisions/${name}`]: 409 } });
+    await reconcileWorkflowRun('ns/release', d);
+    expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
+      `create controllerrevisions/${name}`,
+      'status workflowruns/release',
+    ]);
+    expect((calls[1]?.body as WorkflowRun).status).toMatchObject({ phase: 'Pending', snapshotName: name });
   });
 
   it('creates the first Run once the snapshot is cached, and writes the status with the cached resourceVersion', async () => {

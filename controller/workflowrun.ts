@@ -2,7 +2,7 @@
 // actions, write status only when it changed. Nothing from an earlier reconcile is trusted.
 import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
-import type { ObjectMeta, Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
+import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { workflowRunEnded } from '../src/api/phases.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
@@ -11,18 +11,19 @@ import { LABEL_PARENT_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src
 import { snapshotName } from '../src/names.js';
 import { ownerReference } from '../src/plan/build-objects.js';
 import { NO_AGENT } from '../src/runtime/agents.js';
-import { planWorkflowRun, withFailedJobs, type Action, type Observed } from '../src/plan/workflowrun.js';
+import {
+  planWorkflowRun,
+  settled,
+  withFailedJobs,
+  type Action,
+  type Observed,
+} from '../src/plan/workflowrun.js';
 import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
 import { retryForCacheLag } from './missing.js';
+import type { Snapshot, SnapshotSpecs } from './snapshots.js';
 
-export interface Snapshot {
-  apiVersion: 'apps/v1';
-  kind: 'ControllerRevision';
-  metadata: ObjectMeta;
-  data?: { spec?: WorkflowRunSpec };
-  revision: number;
-}
+export type { Snapshot } from './snapshots.js';
 
 export interface Caches {
   workflowRuns: ResilientInformer<WorkflowRun>;
@@ -34,6 +35,8 @@ export interface Caches {
 export interface ReconcileDeps {
   caches: Caches;
   kube: KubeClient;
+  /** The specs of snapshots, which the cache does not keep. */
+  snapshotSpecs: SnapshotSpecs;
   events: EventRecorder;
   /** The live agents, from their Leases; without it every runtime counts as served. */
   agents?: { servedUntil(runtime: string, namespace: string, now: number): number | undefined };
@@ -54,14 +57,22 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   const { caches } = deps;
   const cached = caches.workflowRuns.get(namespace, name);
   if (!cached || cached.metadata.deletionTimestamp) return undefined;
-  const observed = observe(cached, deps);
+  const observed = await observe(cached, deps);
   // A refused create fails its job and the plan is made again, so its dependents are Skipped and
   // the rest goes on in this same reconcile.
   const refused: Record<string, string> = {};
+  // The snapshot this reconcile created: the run goes on from it at once, not after the watch.
+  const made: { snapshot?: WorkflowRunSpec } = {};
   return reconcilePlanned({
     object: cached,
     statusOf: (run) => run.status,
-    plan: (now) => planWorkflowRun({ ...observed, run: withFailedJobs(cached, refused), now }),
+    plan: (now) =>
+      planWorkflowRun({
+        ...observed,
+        snapshot: observed.snapshot ?? made.snapshot,
+        run: withFailedJobs(cached, refused),
+        now,
+      }),
     confirmMissing: (plan) =>
       retryForCacheLag(
         deps.kube,
@@ -69,8 +80,9 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
         { run: key },
       ),
     ends: (a) => a.type === 'deleteWorkflowRun',
+    replanAfter: (a) => a.type === 'createSnapshot',
     id: actionId,
-    apply: (action, target) => apply(action, target, deps),
+    apply: (action, target) => apply(action, target, deps, made),
     failed: (action, e) => {
       // The label comes before the status and is never skipped: a status that says Suspended is
       // always written after the label, so a missing label can only mean a resume.
@@ -82,24 +94,35 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
     statusResource: 'workflowruns/status',
     writes: deps.writes,
     // PUT with the cached resourceVersion: a stale cache gets a conflict and the key is retried.
-    writeStatus: (run, status) =>
-      deps.kube.replaceStatus({ ...crd('workflowruns', namespace), name }, { ...run, status }),
+    writeStatus: async (run, status) =>
+      caches.workflowRuns.written(
+        await deps.kube.replaceStatus<WorkflowRun>(
+          { ...crd('workflowruns', namespace), name },
+          { ...run, status },
+        ),
+      ),
     announce: (before, after) => announce(cached, before ?? {}, after, deps.events),
     clock: deps.clock,
   });
 }
 
+/** The spec of the run's own snapshot, unless the run is settled and needs none. */
+async function snapshotSpec(run: WorkflowRun, deps: ReconcileDeps): Promise<WorkflowRunSpec | undefined> {
+  if (settled(run)) return undefined;
+  const uid = run.metadata.uid ?? '';
+  const name = snapshotName(run.metadata.name ?? '', uid);
+  const snapshot = deps.caches.snapshots.get(run.metadata.namespace ?? '', name);
+  if (!snapshot?.metadata.ownerReferences?.some((o) => o.uid === uid)) return undefined;
+  return deps.snapshotSpecs.spec(snapshot);
+}
+
 /** What the plan reads from the caches, apart from the run itself and the clock. */
-function observe(cached: WorkflowRun, deps: ReconcileDeps): Omit<Observed, 'run' | 'now'> {
+async function observe(cached: WorkflowRun, deps: ReconcileDeps): Promise<Omit<Observed, 'run' | 'now'>> {
   const { caches } = deps;
   const namespace = cached.metadata.namespace ?? '';
   const uid = cached.metadata.uid ?? '';
-  const snapshot = caches.snapshots.get(namespace, snapshotName(cached.metadata.name ?? '', uid));
   return {
-    snapshot:
-      snapshot && snapshot.metadata.ownerReferences?.some((o) => o.uid === uid)
-        ? snapshot.data?.spec
-        : undefined,
+    snapshot: await snapshotSpec(cached, deps),
     // UIDs are unique across namespaces, so the label indexes need no namespace filter.
     runs: caches.runs.withLabel(LABEL_WORKFLOWRUN_UID, uid),
     children: caches.workflowRuns.withLabel(LABEL_PARENT_UID, uid),
@@ -183,7 +206,12 @@ function announce(
 }
 
 /** One action; the suspended label returns the run as patched, for the status write that follows. */
-async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Promise<WorkflowRun | void> {
+async function apply(
+  action: Action,
+  run: WorkflowRun,
+  deps: ReconcileDeps,
+  made: { snapshot?: WorkflowRunSpec },
+): Promise<WorkflowRun | void> {
   const namespace = run.metadata.namespace ?? '';
   switch (action.type) {
     case 'setSuspendedLabel':
@@ -191,35 +219,28 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
     case 'deleteWorkflowRun':
       return deleteWorkflowRun(run, deps);
     case 'createSnapshot':
-      return createOrAdopt(
+      // Only a snapshot this call created is known to hold the spec; one that exists waits for the cache.
+      if (await createSnapshot(run, action.name, action.spec, deps)) made.snapshot = action.spec;
+      return;
+    case 'createRun':
+      await createOrAdopt(
         run,
-        'controllerrevisions',
-        () =>
-          deps.kube.create(
-            { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespace },
-            {
-              apiVersion: 'apps/v1',
-              kind: 'ControllerRevision',
-              metadata: {
-                name: action.name,
-                labels: { [LABEL_WORKFLOWRUN_UID]: run.metadata.uid ?? '' },
-                ownerReferences: [ownerReference(run)],
-              },
-              data: { spec: action.spec },
-              revision: 1,
-            },
+        'runs',
+        async () => deps.caches.runs.written(await deps.kube.create<Run>(crd('runs', namespace), action.run)),
+        deps,
+      );
+      return;
+    case 'createChild':
+      await createOrAdopt(
+        run,
+        'workflowruns',
+        async () =>
+          deps.caches.workflowRuns.written(
+            await deps.kube.create<WorkflowRun>(crd('workflowruns', namespace), action.child),
           ),
         deps,
       );
-    case 'createRun':
-      return createOrAdopt(run, 'runs', () => deps.kube.create(crd('runs', namespace), action.run), deps);
-    case 'createChild':
-      return createOrAdopt(
-        run,
-        'workflowruns',
-        () => deps.kube.create(crd('workflowruns', namespace), action.child),
-        deps,
-      );
+      return;
     case 'markNoAgent':
       return markNoAgent(action.run, action.message, deps);
     case 'cancelRun':
@@ -231,6 +252,42 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       );
       return;
   }
+}
+
+/** The run's snapshot ControllerRevision; true when this call created it. */
+function createSnapshot(
+  run: WorkflowRun,
+  name: string,
+  spec: WorkflowRunSpec,
+  deps: ReconcileDeps,
+): Promise<boolean> {
+  const namespace = run.metadata.namespace ?? '';
+  const remember = (written: Snapshot) => {
+    deps.snapshotSpecs.remember(written);
+    deps.caches.snapshots.written(written);
+  };
+  return createOrAdopt(
+    run,
+    'controllerrevisions',
+    async () =>
+      remember(
+        await deps.kube.create<Snapshot>(
+          { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespace },
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ControllerRevision',
+            metadata: {
+              name,
+              labels: { [LABEL_WORKFLOWRUN_UID]: run.metadata.uid ?? '' },
+              ownerReferences: [ownerReference(run)],
+            },
+            data: { spec },
+            revision: 1,
+          },
+        ),
+      ),
+    deps,
+  );
 }
 
 /** A finished run past its retention: deleted, its Runs, children and snapshot by the garbage collector. */
@@ -254,10 +311,12 @@ async function setSuspendedLabel(
   deps: ReconcileDeps,
 ): Promise<WorkflowRun> {
   deps.writes?.inc({ verb: 'patch', resource: 'workflowruns' });
-  return deps.kube.patch<WorkflowRun>(
+  const patched = await deps.kube.patch<WorkflowRun>(
     { ...crd('workflowruns', run.metadata.namespace ?? ''), name: run.metadata.name ?? '' },
     { metadata: { labels: { [LABEL_SUSPENDED]: value ? 'true' : null } } },
   );
+  deps.caches.workflowRuns.written(patched);
+  return patched;
 }
 
 /**
@@ -288,15 +347,17 @@ async function createOrAdopt(
   resource: string,
   create: () => Promise<unknown>,
   deps: ReconcileDeps,
-): Promise<void> {
+): Promise<boolean> {
   deps.writes?.inc({ verb: 'create', resource });
   try {
     await create();
+    return true;
   } catch (e) {
     if (statusCode(e) !== 409) throw e;
     log.info(
       { run: run.metadata.name, resource, detail: statusMessage(e) },
       'object exists already; adopting it',
     );
+    return false;
   }
 }

@@ -1,13 +1,8 @@
 import * as k8s from '@kubernetes/client-node';
 import { jest } from '@jest/globals';
 import { Registry } from 'prom-client';
-import {
-  pagedList,
-  ResilientInformer,
-  withoutManagedFields,
-  type KubeObject,
-  type ListWatch,
-} from './informer.js';
+import { ResilientInformer, withoutManagedFields, type KubeObject } from './informer.js';
+import { pagedList, type ListWatch } from './list-watch.js';
 import { informerMetrics, WATCHING_METRIC } from './informer-metrics.js';
 
 type Obj = KubeObject & {
@@ -55,6 +50,28 @@ describe('ResilientInformer cache', () => {
     expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('1');
     expect(inf.list('ns')).toHaveLength(2);
     expect(events).toEqual(['add a', 'add b', 'add c', 'update b', 'delete c']);
+  });
+
+  it("shows this process's own write (or create) at once, skips the watch's older events, and follows the watch again once it caught up", () => {
+    const { inf, cache } = informer();
+    const events: string[] = [];
+    inf.on('add', (o) => events.push(`add ${o.metadata.resourceVersion}`));
+    inf.on('update', (_old, o) => events.push(`update ${o.metadata.resourceVersion}`));
+    cache.upsert(obj('a', '10'));
+    inf.written(obj('a', '12'));
+    expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('12');
+    cache.upsert(obj('a', '11')); // from before the write: not news
+    expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('12');
+    cache.upsert(obj('a', '12')); // the write's own event: nothing new
+    cache.upsert(obj('a', '11')); // the watch caught up: it is followed again
+    expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('11');
+    inf.written(obj('a', '9')); // older than the cache: ignored
+    inf.written({ metadata: { ...obj('a', '').metadata, resourceVersion: 'opaque' } });
+    expect(inf.get('ns', 'a')?.metadata.resourceVersion).toBe('11');
+    inf.written(obj('b', '20')); // just created: shown before the watch brings it
+    cache.upsert(obj('b', '20'));
+    expect(inf.get('ns', 'b')?.metadata.resourceVersion).toBe('20');
+    expect(events).toEqual(['add 10', 'update 12', 'update 11', 'add 20']);
   });
 });
 

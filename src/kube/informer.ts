@@ -5,8 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { KubeAccess } from './access.js';
 import { log } from '../telemetry/log.js';
-import { rawJson } from './raw.js';
-import { watch } from './watch.js';
+import { apiServerListWatch, type ListWatch } from './list-watch.js';
 
 export interface KubeObject {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
@@ -57,58 +56,6 @@ export function withoutManagedFields<T extends KubeObject>(o: T): T {
 
 type Events<T> = { add: [T]; update: [T, T]; delete: [T]; synced: [] };
 
-/** The two calls an informer makes; the API server's by default, a stub in unit tests. */
-export interface ListWatch<T> {
-  list(
-    path: string,
-    labelSelector?: string,
-  ): Promise<{ items?: T[]; metadata?: { resourceVersion?: string } }>;
-  /** Starts a watch; `onEvent` per event, `onDone` once when it ends. Resolves once it is open. */
-  watch(
-    path: string,
-    params: Record<string, string | number | boolean | undefined>,
-    onEvent: (phase: string, obj: T & { code?: number }) => void,
-    onDone: (err: unknown) => void,
-  ): Promise<{ abort(): void }>;
-}
-
-type ListPage<T> = { items?: T[]; metadata?: { resourceVersion?: string; continue?: string } };
-
-/** Objects per page of a list: the API server answers a large collection in pieces, not at once. */
-export const LIST_PAGE_SIZE = 500;
-
-/**
- * A whole collection read in pages (`limit`/`continue`), so neither the API server nor this process
- * holds one huge response; the resourceVersion is the list's, from its last page.
- */
-export async function pagedList<T>(
-  get: (pathAndQuery: string) => Promise<unknown>,
-  path: string,
-  labelSelector?: string,
-  limit = LIST_PAGE_SIZE,
-): Promise<{ items: T[]; metadata: { resourceVersion?: string } }> {
-  const items: T[] = [];
-  let token: string | undefined;
-  let resourceVersion: string | undefined;
-  do {
-    const q = new URLSearchParams({ limit: String(limit) });
-    if (labelSelector) q.set('labelSelector', labelSelector);
-    if (token) q.set('continue', token);
-    const page = (await get(`${path}?${q.toString()}`)) as ListPage<T>;
-    items.push(...(page.items ?? []));
-    resourceVersion = page.metadata?.resourceVersion;
-    token = page.metadata?.continue || undefined;
-  } while (token);
-  return { items, metadata: { resourceVersion } };
-}
-
-export function apiServerListWatch<T>(kc: KubeAccess): ListWatch<T> {
-  return {
-    list: (path, labelSelector) => pagedList<T>((p) => rawJson(kc, 'GET', p), path, labelSelector),
-    watch: (path, params, onEvent, onDone) => watch(kc, path, params, onEvent, onDone),
-  };
-}
-
 export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events<T>> {
   private readonly items = new Map<string, T>();
   private readonly byNamespace = new Map<string, Map<string, T>>();
@@ -126,6 +73,8 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   private connectedAt = Number.POSITIVE_INFINITY;
   private resyncTimer: NodeJS.Timeout | undefined;
   private readonly transform: (o: T) => T;
+  /** Keys shown as this process wrote them, with that resourceVersion, until the watch catches up. */
+  private readonly overlaid = new Map<string, number>();
   private readonly opts: Required<
     Omit<InformerOptions, 'labelSelector' | 'indexLabels' | 'listWatch' | 'transform'>
   > & {
@@ -356,9 +305,33 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     });
   }
 
-  private upsert(received: T): void {
+  /**
+   * An object this process just wrote, as the API server answered the write: shown at once (an
+   * update event) instead of when its watch event arrives, so the next reconcile does not act on
+   * the version before it and conflict. Events older than it are then skipped until the watch has
+   * caught up. An object it just created is shown the same way, so a second reconcile does not
+   * create it again. resourceVersions are compared as integers, as client-go's mutation cache does;
+   * one that is not an integer is left to the watch.
+   */
+  written(received: T): void {
+    const key = ResilientInformer.key(received);
+    const rv = Number(received.metadata?.resourceVersion);
+    const known = this.items.get(key);
+    const cached = known ? Number(known.metadata?.resourceVersion) : 0;
+    if (!Number.isSafeInteger(rv) || !Number.isSafeInteger(cached) || rv <= cached) return;
+    this.overlaid.set(key, rv);
+    this.upsert(received, true);
+  }
+
+  private upsert(received: T, written = false): void {
     const obj = this.transform(received);
     const key = ResilientInformer.key(obj);
+    const over = this.overlaid.get(key);
+    if (over !== undefined && !written) {
+      // What the watch brings from before this process's own write is not news any more.
+      if (Number(obj.metadata?.resourceVersion) < over) return;
+      this.overlaid.delete(key);
+    }
     const old = this.items.get(key);
     if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
     if (old) this.index(old, key, false);
@@ -374,6 +347,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
 
   private remove(obj: T): void {
     const key = ResilientInformer.key(obj);
+    this.overlaid.delete(key);
     const old = this.items.get(key);
     if (!old) return;
     this.index(old, key, false);

@@ -61,6 +61,18 @@ export class KubeClient {
     return rawJson(this.access, 'PATCH', resourcePath(o), body, 30_000, PATCH_TYPES[type]) as Promise<T>;
   }
 
+  /** A patch of the status subresource (what an executor writes of a Run). */
+  patchStatus<T = unknown>(o: ObjectCoordinates, body: unknown, type: PatchType = 'merge'): Promise<T> {
+    return rawJson(
+      this.access,
+      'PATCH',
+      resourcePath(o, 'status'),
+      body,
+      30_000,
+      PATCH_TYPES[type],
+    ) as Promise<T>;
+  }
+
   async delete(
     o: ObjectCoordinates,
     propagationPolicy?: 'Background' | 'Foreground' | 'Orphan',

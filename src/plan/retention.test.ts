@@ -1,5 +1,5 @@
 import type { WorkflowRun } from '../api/types.js';
-import { planWorkflowRun } from './workflowrun.js';
+import { planWorkflowRun, settled, workflowRunAsObserved } from './workflowrun.js';
 
 const T0 = Date.parse('2026-12-03T10:00:00Z');
 const done = (ttl?: number, owned = false): WorkflowRun => ({
@@ -63,5 +63,55 @@ describe('retention of finished runs', () => {
   it('wakes up at most a day ahead, and never deletes a child run (it goes with its root)', () => {
     expect(plan(done(7 * 86_400), 0).requeueAfter).toBe(86_400_000);
     expect(plan(done(0, true), 10_000).actions).toEqual([]);
+  });
+});
+
+describe('a settled run (ended, for its generation)', () => {
+  const settledRun = (ttl?: number): WorkflowRun => {
+    const run = done(ttl);
+    return { ...run, status: { ...run.status, observedGeneration: 1 } };
+  };
+  const bare = (run: WorkflowRun, nowMs: number) =>
+    planWorkflowRun({ run, runs: [], children: [], workflow: () => undefined, now: new Date(T0 + nowMs) });
+
+  it('is planned for its retention alone: no snapshot, Runs or children needed, its status kept', () => {
+    const run = settledRun(60);
+    expect(settled(run)).toBe(true);
+    expect(bare(run, 1000)).toEqual({ status: run.status, actions: [], requeueAfter: 59_000 });
+    expect(bare(run, 60_000)).toEqual({ status: run.status, actions: [{ type: 'deleteWorkflowRun' }] });
+  });
+
+  it('is not settled while running, without finishedAt, or for an older generation', () => {
+    const run = settledRun();
+    expect(settled({ ...run, status: { ...run.status, phase: 'Running' } })).toBe(false);
+    expect(settled({ ...run, status: { ...run.status, finishedAt: undefined } })).toBe(false);
+    expect(settled({ ...run, metadata: { ...run.metadata, generation: 2 } })).toBe(false);
+    // Unsettled, a missing snapshot is made again, as for any run.
+    expect(bare(done(), 0).actions).toMatchObject([{ type: 'createSnapshot' }]);
+  });
+
+  it('is cached without its steps and input files; a run not settled is cached whole', () => {
+    const run = settledRun(60);
+    const big: WorkflowRun = {
+      ...run,
+      metadata: { ...run.metadata, managedFields: [{ manager: 'm' }] },
+      spec: {
+        ...run.spec,
+        jobs: { ...run.spec.jobs, b: { needs: ['a'], uses: 'lib' } as WorkflowRun['spec']['jobs'][string] },
+        inputFiles: { 'object.yaml': 'x'.repeat(10_000) },
+        cancelRequested: false,
+      },
+    };
+    const cached = workflowRunAsObserved(big);
+    expect(cached.spec).toEqual({
+      jobs: { a: {}, b: { needs: ['a'], uses: 'lib' } },
+      cancelRequested: false,
+      ttlSecondsAfterFinished: 60,
+    });
+    expect(cached.status).toEqual(run.status);
+    expect(cached.metadata.managedFields).toBeUndefined();
+    expect(bare(cached, 60_000).actions).toEqual([{ type: 'deleteWorkflowRun' }]);
+    const running = { ...big, status: { ...big.status, phase: 'Running' as const } };
+    expect(workflowRunAsObserved(running).spec).toEqual(big.spec);
   });
 });

@@ -85,3 +85,19 @@ export interface CallJobCtx extends JobCtx {
   childrenByName: Map<string, WorkflowRun>;
   missing: Set<string>;
 }
+
+/**
+ * What the planners read of a Run: its metadata, its status, and of its spec only the runtime and
+ * the cancel request. The controller's cache keeps this much, so a Run's script, environment and
+ * files (up to 256 KiB of them) are not held there for every Run of the cluster.
+ */
+export function runAsObserved(run: Run): Run {
+  const metadata = { ...run.metadata };
+  delete metadata.managedFields;
+  const { runtime, cancelRequested } = run.spec;
+  return {
+    ...run,
+    metadata,
+    spec: { runtime, ...(cancelRequested !== undefined ? { cancelRequested } : {}) },
+  };
+}

@@ -16,9 +16,51 @@ import type { Action, Observed, Plan } from './run-plan.js';
 
 export type { Action, Observed, Plan } from './run-plan.js';
 
+/**
+ * A run whose status says it ended, for the generation it has: nothing of it changes any more, so
+ * it is planned only for its retention, and its caches need not hold what running it took.
+ */
+export function settled(run: WorkflowRun): boolean {
+  const s = run.status;
+  return (
+    workflowRunEnded(s?.phase) && Boolean(s?.finishedAt) && s?.observedGeneration === run.metadata.generation
+  );
+}
+
+/**
+ * What a cache keeps of a WorkflowRun: a settled one without its steps, inputs and input files,
+ * which nothing reads once it ended (its status, and of its spec the jobs' order, the cancel request
+ * and the retention, stay: its caller reads its status, a Promise pipeline its jobs' files).
+ */
+export function workflowRunAsObserved(run: WorkflowRun): WorkflowRun {
+  const metadata = { ...run.metadata };
+  delete metadata.managedFields;
+  if (!settled(run)) return { ...run, metadata };
+  const { cancelRequested, ttlSecondsAfterFinished } = run.spec;
+  const jobs = Object.fromEntries(
+    Object.entries(run.spec.jobs).map(([name, j]) => [
+      name,
+      {
+        ...(j.needs ? { needs: j.needs } : {}),
+        ...(j.uses !== undefined ? { uses: j.uses } : {}),
+      } as JobSpec,
+    ]),
+  );
+  return {
+    ...run,
+    metadata,
+    spec: {
+      jobs,
+      ...(cancelRequested !== undefined ? { cancelRequested } : {}),
+      ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}),
+    },
+  };
+}
+
 export function planWorkflowRun(o: Observed): Plan {
   const { run } = o;
   const previous = run.status ?? {};
+  if (settled(run)) return retentionPlan(o, previous);
   const snapName = snapshotName(run.metadata.name ?? '', run.metadata.uid ?? '');
   if (!o.snapshot) {
     const status = { ...previous, phase: previous.phase ?? 'Pending', snapshotName: snapName };
@@ -38,12 +80,8 @@ export function planWorkflowRun(o: Observed): Plan {
   );
   if (suspendedHere !== (run.metadata.labels?.[LABEL_SUSPENDED] === 'true'))
     actions.unshift({ type: 'setSuspendedLabel', value: suspendedHere });
-  const expiry = retentionEnds(o, status);
-  if (expiry !== undefined) {
-    if (o.now.getTime() >= expiry) actions.push({ type: 'deleteWorkflowRun' });
-    else timers.push(expiry - o.now.getTime());
-  }
   const plan: Plan = { status: stripUndefined(status), actions };
+  retain(o, status, plan, timers);
   // A timer is a wake-up, not a promise: a long one is cut to a day and planned again then.
   if (timers.length > 0) plan.requeueAfter = Math.min(Math.max(0, Math.min(...timers)), DAY_MS);
   if (missing.size > 0) plan.missingWorkflows = [...missing];
@@ -146,6 +184,23 @@ function runStatus(o: Observed, statuses: Record<string, JobStatus>, snapName: s
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A settled run: its status as it is, and its deletion once its retention ends. */
+function retentionPlan(o: Observed, status: WorkflowRunStatus): Plan {
+  const plan: Plan = { status, actions: [] };
+  const timers: number[] = [];
+  retain(o, status, plan, timers);
+  if (timers.length > 0) plan.requeueAfter = Math.min(Math.max(0, Math.min(...timers)), DAY_MS);
+  return plan;
+}
+
+/** The deletion of a finished root run whose retention ended, or a timer until it does. */
+function retain(o: Observed, status: WorkflowRunStatus, plan: Plan, timers: number[]): void {
+  const expiry = retentionEnds(o, status);
+  if (expiry === undefined) return;
+  if (o.now.getTime() >= expiry) plan.actions.push({ type: 'deleteWorkflowRun' });
+  else timers.push(expiry - o.now.getTime());
+}
 
 /**
  * When a finished root run is deleted: `finishedAt` plus its ttlSecondsAfterFinished or the

@@ -6,13 +6,15 @@
 import type * as k8s from '@kubernetes/client-node';
 import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../../src/api/types.js';
 import { crd, KubeClient, statusCode } from '../../src/kube/rest.js';
-import { ResilientInformer, type ListWatch } from '../../src/kube/informer.js';
+import { ResilientInformer } from '../../src/kube/informer.js';
+import type { ListWatch } from '../../src/kube/list-watch.js';
 import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { snapshotName } from '../../src/names.js';
 import type { EventRecorder } from '../../controller/events.js';
 import type { Result } from '../../src/kube/controller/controller.js';
 import { reconcileResource } from '../../controller/resource.js';
 import { reconcileWorkflowRun, type Snapshot } from '../../controller/workflowrun.js';
+import { SnapshotSpecs } from '../../controller/snapshots.js';
 import { LABEL_RESOURCE_UID } from '../../src/labels.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 
@@ -96,6 +98,7 @@ async function reconcileCalling(uses: string) {
     reconcileWorkflowRun(`${c.namespace}/${name}`, {
       caches,
       kube: new KubeClient(c.admin.kc),
+      snapshotSpecs: new SnapshotSpecs(new KubeClient(c.admin.kc)),
       events: { record: () => undefined } satisfies EventRecorder,
       writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
     }),

@@ -73,7 +73,8 @@ describe('local control plane', () => {
           apiVersion: 'kruntimes.io/v1alpha1',
           kind: 'Run',
           metadata: {
-            name: 'owner-build-package',
+            // Not a name the controller gives a Run of this WorkflowRun: it creates those itself.
+            name: 'owner-gc-probe',
             ownerReferences: [
               {
                 apiVersion: 'kruntimes.io/v1alpha1',
@@ -91,7 +92,7 @@ describe('local control plane', () => {
         try {
           await c.admin.custom.getNamespacedCustomObject({
             ...crd('runs', c.namespace),
-            name: 'owner-build-package',
+            name: 'owner-gc-probe',
           });
           return true;
         } catch {

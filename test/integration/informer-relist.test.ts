@@ -4,7 +4,8 @@
 // the informer lists again and reports what changed, deletions included. Real API server and etcd;
 // the test only holds the informer's next watch request back until the history is gone.
 import * as k8s from '@kubernetes/client-node';
-import { apiServerListWatch, ResilientInformer, type ListWatch } from '../../src/kube/informer.js';
+import { ResilientInformer } from '../../src/kube/informer.js';
+import { apiServerListWatch, type ListWatch } from '../../src/kube/list-watch.js';
 import { startApiServer, stopApiServer } from '../harness/apiserver.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { compactEtcd } from '../harness/etcd.js';

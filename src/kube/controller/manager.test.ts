@@ -1,6 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import type { KubeObject, ListWatch } from '../informer.js';
+import type { KubeObject } from '../informer.js';
+import type { ListWatch } from '../list-watch.js';
 import { defineController } from './controller.js';
 import { ControllerManager } from './manager.js';
 

@@ -67,6 +67,32 @@ function harness(o: {
 }
 
 describe('reconcilePlanned', () => {
+  it('plans again after an action that says so, applying each action once, and writes the status once', async () => {
+    const h = harness({
+      plans: [
+        () => ({ status: { phase: 'Pending' }, actions: [{ type: 'create', name: 'snapshot' }] }),
+        () => ({
+          status: { phase: 'Running' },
+          actions: [
+            { type: 'create', name: 'snapshot' },
+            { type: 'create', name: 'first' },
+          ],
+        }),
+      ],
+    });
+    h.spec.replanAfter = (a) => a.name === 'snapshot';
+    await reconcilePlanned(h.spec);
+    expect(h.calls).toEqual([
+      'plan 1',
+      'apply create/snapshot to v1',
+      'plan 2',
+      'apply create/first to v1',
+      'status Running on v1',
+      'announce Pending -> Running',
+    ]);
+    expect(h.writes).toEqual(['update objs/status']);
+  });
+
   it('writes nothing when the plan says what the status says, and passes on when to look again', async () => {
     const h = harness({ plans: [() => ({ status: { phase: 'Pending' }, actions: [], requeueAfter: 5000 })] });
     expect(await reconcilePlanned(h.spec)).toEqual({ requeueAfter: 5000 });

@@ -30,6 +30,11 @@ export interface PlannedReconcile<O, S extends object, A, P extends Plan<S, A> =
   ends?(a: A): boolean;
   /** An action applied after the status is written (Events: a conflicting write is planned again first). */
   afterStatus?(a: A): boolean;
+  /**
+   * An action after which the plan is made again at once: what it made is known to the plan before
+   * the cache has it (a WorkflowRun's snapshot), so the next steps need not wait for the watch.
+   */
+  replanAfter?(a: A): boolean;
   /** Names an action, so one that was applied is not applied again when the plan is made anew. */
   id(a: A): string;
   /** Applies one action; returns the object when the action changed it (for the status write). */
@@ -62,9 +67,10 @@ export async function reconcilePlanned<O, S extends object, A, P extends Plan<S,
   let target = r.object;
   let transient: unknown;
   const applied = new Set<string>();
-  // Each refusal fails one more job or pipeline in the next plan, so the passes come to an end.
-  for (let refusedNow = true; refusedNow;) {
-    refusedNow = false;
+  // Each refusal fails one more job or pipeline in the next plan, and an action is applied once,
+  // so the passes come to an end.
+  for (let again = true; again;) {
+    again = false;
     for (const action of plan.actions) {
       if (r.afterStatus?.(action) || r.ends?.(action)) continue;
       const id = r.id(action);
@@ -72,14 +78,15 @@ export async function reconcilePlanned<O, S extends object, A, P extends Plan<S,
       applied.add(id);
       try {
         target = (await r.apply(action, target)) ?? target;
+        if (r.replanAfter?.(action)) again = true;
       } catch (e) {
         const failure = r.failed(action, e);
         if (failure === 'fatal') throw e;
-        if (failure === 'replan') refusedNow = true;
+        if (failure === 'replan') again = true;
         else transient ??= e;
       }
     }
-    if (refusedNow) plan = r.plan(now);
+    if (again) plan = r.plan(now);
   }
   const before = r.statusOf(r.object);
   const written =
