@@ -4,7 +4,9 @@
 // with jittered backoff, relist on 410 Gone, a periodic resync, and a health check on progress.
 import { EventEmitter } from 'node:events';
 import type { KubeAccess } from './access.js';
+import { metadataWithoutManagedFields } from '../api/objects.js';
 import { log } from '../telemetry/log.js';
+import { cachedStrings } from './intern.js';
 import { apiServerListWatch, type ListWatch } from './list-watch.js';
 
 export interface KubeObject {
@@ -49,9 +51,7 @@ function endsCleanly(err: unknown): boolean {
 export function withoutManagedFields<T extends KubeObject>(o: T): T {
   const m = (o as { metadata?: { managedFields?: unknown } }).metadata;
   if (!m || m.managedFields === undefined) return o;
-  const metadata = { ...m };
-  delete metadata.managedFields;
-  return { ...o, metadata } as T;
+  return { ...o, metadata: metadataWithoutManagedFields(m) } as T;
 }
 
 type Events<T> = { add: [T]; update: [T, T]; delete: [T]; synced: [] };
@@ -324,7 +324,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   }
 
   private upsert(received: T, written = false): void {
-    const obj = this.transform(received);
+    const obj = cachedStrings.internAll(this.transform(received));
     const key = ResilientInformer.key(obj);
     const over = this.overlaid.get(key);
     if (over !== undefined && !written) {

@@ -1,5 +1,6 @@
 // What planWorkflowRun reads and what it answers: the observed objects, the actions the controller
 // applies, and the per-job context the job planners share.
+import { metadataWithoutManagedFields } from '../api/objects.js';
 import type {
   JobStatus,
   Run,
@@ -92,8 +93,7 @@ export interface CallJobCtx extends JobCtx {
  * files (up to 256 KiB of them) are not held there for every Run of the cluster.
  */
 export function runAsObserved(run: Run): Run {
-  const metadata = { ...run.metadata };
-  delete metadata.managedFields;
+  const metadata = metadataWithoutManagedFields(run.metadata);
   const { runtime, cancelRequested } = run.spec;
   return {
     ...run,

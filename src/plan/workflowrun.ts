@@ -3,6 +3,7 @@
 // its kind (inline-job.ts, call-job.ts) in the order of its needs; the run's phase and message follow
 // from its jobs'. Pure: the controller loads what is observed, applies the actions, and requeues.
 import { jobEnded, workflowRunEnded } from '../api/phases.js';
+import { metadataWithoutManagedFields } from '../api/objects.js';
 import type { JobSpec, JobStatus, WorkflowRun, WorkflowRunStatus } from '../api/types.js';
 import type { Contexts } from '../expr/index.js';
 import { topologicalOrder, upstreamJobs } from '../graph/jobs.js';
@@ -33,8 +34,7 @@ export function settled(run: WorkflowRun): boolean {
  * and the retention, stay: its caller reads its status, a Promise pipeline its jobs' files).
  */
 export function workflowRunAsObserved(run: WorkflowRun): WorkflowRun {
-  const metadata = { ...run.metadata };
-  delete metadata.managedFields;
+  const metadata = metadataWithoutManagedFields(run.metadata);
   if (!settled(run)) return { ...run, metadata };
   const { cancelRequested, ttlSecondsAfterFinished } = run.spec;
   const jobs = Object.fromEntries(
