@@ -1,4 +1,4 @@
-// One structured JSON logger for every process (STYLE.md §3: telemetry is one small module).
+// One structured JSON logger for every process (docs/architecture.md: telemetry is one small module of the API layer).
 import { pino } from 'pino';
 
 export const log = pino({
