@@ -7,8 +7,8 @@ import { HttpError } from '../src/kube/raw.js';
 import type { KubeClient, ObjectCoordinates } from '../src/kube/rest.js';
 import { LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
-import { SnapshotSpecs } from './snapshots.js';
-import { reconcileWorkflowRun, type Caches, type ReconcileDeps, type Snapshot } from './workflowrun.js';
+import { SnapshotSpecs, type Snapshot } from './snapshots.js';
+import { reconcileWorkflowRun, type Caches, type ReconcileDeps } from './workflowrun.js';
 
 const NOW = new Date('2026-12-05T10:00:00Z');
 

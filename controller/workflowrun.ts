@@ -23,8 +23,6 @@ import type { EventRecorder } from './events.js';
 import { retryForCacheLag } from './missing.js';
 import type { Snapshot, SnapshotSpecs } from './snapshots.js';
 
-export type { Snapshot } from './snapshots.js';
-
 export interface Caches {
   workflowRuns: ResilientInformer<WorkflowRun>;
   runs: ResilientInformer<Run>;

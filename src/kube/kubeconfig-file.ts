@@ -103,14 +103,26 @@ function readDoc(file: string): KubeconfigDoc {
 export function mergedKubeconfig(files: string[], context?: string): KubeconfigDoc {
   const docs = files.map(readDoc);
   const current = context ?? docs.map((d) => d['current-context']).find(Boolean);
+  const contexts = byName(docs.map((d) => d.contexts ?? []));
+  if (current && !contexts.some((c) => c.name === current))
+    throw new Error(`context "${current}" is not in the kubeconfig (${files.join(delimiter)})`);
   return {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: byName(docs.map((d) => d.clusters ?? [])),
     users: byName(docs.map((d) => d.users ?? [])),
-    contexts: byName(docs.map((d) => d.contexts ?? [])),
+    contexts,
     ...(current ? { 'current-context': current } : {}),
   };
+}
+
+/** The impersonation extras (`as-user-extra`) of a user, from the first file that defines them. */
+export function userExtra(files: string[], user: string | undefined): Record<string, string> | undefined {
+  for (const f of files) {
+    const extra = impersonatedExtra(readFileSync(f, 'utf8'), user);
+    if (extra) return extra;
+  }
+  return undefined;
 }
 
 /** The current (or named) context's cluster and user of the merged files, and the user's impersonation extras. */
@@ -123,14 +135,10 @@ export function readKubeconfig(
   const name = doc['current-context'];
   if (!name) throw new Error(`kubeconfig has no current context (${where})`);
   const ctx = doc.contexts?.find((c) => c.name === name);
-  if (!ctx) throw new Error(`context "${name}" is not in the kubeconfig (${where})`);
-  const cluster = doc.clusters?.find((c) => c.name === ctx.context?.cluster);
+  const cluster = doc.clusters?.find((c) => c.name === ctx?.context?.cluster);
   if (!cluster?.cluster?.server)
     throw new Error(`kubeconfig has no cluster for context "${name}" (${where})`);
-  const userName = ctx.context?.user;
+  const userName = ctx?.context?.user;
   const user = doc.users?.find((u) => u.name === userName)?.user ?? {};
-  // The impersonation extras of the user, from the first file that defines them.
-  let extra: Record<string, string> | undefined;
-  for (const f of files) if ((extra = impersonatedExtra(readFileSync(f, 'utf8'), userName))) break;
-  return { cluster: cluster.cluster, user, extra };
+  return { cluster: cluster.cluster, user, extra: userExtra(files, userName) };
 }

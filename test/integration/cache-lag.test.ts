@@ -13,8 +13,8 @@ import { snapshotName } from '../../src/names.js';
 import type { EventRecorder } from '../../controller/events.js';
 import type { Result } from '../../src/kube/controller/controller.js';
 import { reconcileResource } from '../../controller/resource.js';
-import { reconcileWorkflowRun, type Snapshot } from '../../controller/workflowrun.js';
-import { SnapshotSpecs } from '../../controller/snapshots.js';
+import { reconcileWorkflowRun } from '../../controller/workflowrun.js';
+import { SnapshotSpecs, type Snapshot } from '../../controller/snapshots.js';
 import { LABEL_RESOURCE_UID } from '../../src/labels.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 
