@@ -14,7 +14,13 @@ import { statusMessage } from '../src/kube/rest.js';
 import { LABEL_RUN_UID } from '../src/labels.js';
 import type { Ending } from '../src/runtime/lifecycle.js';
 import { Masker } from '../src/runtime/mask.js';
-import { podOutcome, type PodLike, type PodOutcome } from '../src/runtime/pod-outcome.js';
+import {
+  podInSight,
+  podOutcome,
+  type PodLike,
+  type PodOutcome,
+  type PodSource,
+} from '../src/runtime/pod-outcome.js';
 import {
   parseReport,
   REPORT_CONTAINER,
@@ -163,7 +169,7 @@ class PodExecution implements RunningStep {
   private readonly masker: Masker;
   private readonly secretValues: string[];
   private following = false;
-  /** The Pod was seen in the watch cache: its absence later means it was deleted. */
+  /** The Pod was seen in the watch cache: its absence there later means it was deleted. */
   private seen = false;
   private followed = false;
   private ending = false;
@@ -241,23 +247,23 @@ class PodExecution implements RunningStep {
     }
     if (this.stopped) return;
     this.unwatch = this.ex.watch(this.ns, this.name, (fresh) => {
-      if (!fresh) return this.observe();
+      if (!fresh) return this.observe('cache');
       void rawJson(this.ex.kubeConfig, 'GET', podPath(this.ns, this.name))
-        .then((p) => this.observe(p as Pod, true))
+        .then((p) => this.observe('server', p as Pod))
         .catch((e: unknown) => {
-          if (e instanceof HttpError && e.code === 404 && this.seen) this.observe(undefined, true);
+          if (e instanceof HttpError && e.code === 404) this.observe('server');
         });
     });
-    this.observe(pod);
+    this.observe('created', pod);
   }
 
-  /** `fresh`: the Pod as just read from the API server, trusted over the watch cache when `read`. */
-  private observe(fresh?: Pod, read = false): void {
+  private observe(source: PodSource, fresh?: Pod): void {
     if (this.ending || this.stopped) return;
-    const cached = read ? fresh : this.ex.pod(this.ns, this.name);
+    const cached = source === 'cache' ? this.ex.pod(this.ns, this.name) : undefined;
     if (cached) this.seen = true;
-    const pod = cached ?? (this.seen ? undefined : fresh);
-    if (!pod || (pod.metadata?.deletionTimestamp && !this.stopped)) {
+    const pod = podInSight(source, source === 'cache' ? cached : fresh, this.seen);
+    if (pod === 'unknown') return;
+    if (pod === 'gone') {
       return void this.settle({
         state: 'failed',
         reason: 'PodDeleted',

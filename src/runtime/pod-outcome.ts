@@ -130,3 +130,20 @@ export function podOutcome(pod: PodLike, now: number, stuckMs: number): PodOutco
   if (step?.running || t) return { state: 'running' };
   return { state: 'pending' };
 }
+
+/** Where an execution's latest sight of its Pod comes from. */
+export type PodSource = 'created' | 'cache' | 'server';
+
+/**
+ * The Pod an execution goes by, or `gone` when it was deleted. The watch cache may not show a Pod
+ * just created for a while (a loaded API server, a watch being reopened), so its absence there is
+ * news only once the cache has shown it; a read from the API server itself (404) is news at once.
+ */
+export function podInSight<P extends PodLike>(
+  source: PodSource,
+  pod: P | undefined,
+  seenInCache: boolean,
+): P | 'gone' | 'unknown' {
+  if (pod) return pod.metadata?.deletionTimestamp ? 'gone' : pod;
+  return source === 'server' || (source === 'cache' && seenInCache) ? 'gone' : 'unknown';
+}

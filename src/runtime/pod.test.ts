@@ -1,6 +1,6 @@
 import type { Run } from '../api/types.js';
 import { parseReport, PREPARE_CHUNK, readPrepared, REPORT_PREFIX, stepPod, wholeSecrets } from './pod.js';
-import { podOutcome, type PodLike } from './pod-outcome.js';
+import { podInSight, podOutcome, type PodLike } from './pod-outcome.js';
 
 const run = (spec: Partial<Run['spec']>): Run =>
   ({
@@ -269,5 +269,30 @@ describe('podOutcome', () => {
     ],
   ])('reads %j', (p, expected) => {
     expect(podOutcome(p, T0, 60_000)).toMatchObject(expected);
+  });
+});
+
+describe('podInSight', () => {
+  const pod: PodLike = { metadata: { creationTimestamp: '2026-12-04T10:00:00Z' } };
+  const deleting: PodLike = { metadata: { ...pod.metadata, deletionTimestamp: '2026-12-04T10:01:00Z' } };
+
+  it('goes by the Pod it was shown, from wherever it came', () => {
+    for (const source of ['created', 'cache', 'server'] as const)
+      for (const seen of [false, true]) expect(podInSight(source, pod, seen)).toBe(pod);
+  });
+
+  it('takes a Pod being deleted as gone', () => {
+    for (const source of ['created', 'cache', 'server'] as const)
+      expect(podInSight(source, deleting, true)).toBe('gone');
+  });
+
+  it('learns nothing from a watch cache that has not shown the Pod yet', () => {
+    expect(podInSight('cache', undefined, false)).toBe('unknown');
+  });
+
+  it('takes a Pod gone from the cache that showed it, or not found by the API server, as gone', () => {
+    expect(podInSight('cache', undefined, true)).toBe('gone');
+    expect(podInSight('server', undefined, false)).toBe('gone');
+    expect(podInSight('server', undefined, true)).toBe('gone');
   });
 });

@@ -8,6 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
 import { stepPod } from '../../src/runtime/pod.js';
+import { statusCode } from '../../src/kube/rest.js';
 import { adminKubeconfig, kubectlPath, repoRoot } from '../harness/paths.js';
 
 interface Obj {
@@ -120,12 +121,17 @@ describe('install manifests', () => {
         'pod-security.kubernetes.io/enforce': 'restricted',
         'pod-security.kubernetes.io/enforce-version': 'latest',
       });
-      // A Pod without a service account gets the namespace's "default", which the API server's
-      // controllers make shortly after the namespace: admission refuses the Pod until then.
-      for (let i = 0; i < 120; i++) {
-        if (kubectl(['get', 'serviceaccount', 'default', '-n', restricted.namespace]).status === 0) break;
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      // A Pod without a service account gets the namespace's "default", which kube-controller-manager
+      // makes some time after the namespace (up to a minute when an earlier suite restarted the API
+      // server and its reflectors back off): admission refuses the Pod until then. Made here instead.
+      await restricted.admin.core
+        .createNamespacedServiceAccount({
+          namespace: restricted.namespace,
+          body: { metadata: { name: 'default' } },
+        })
+        .catch((e: unknown) => {
+          if (statusCode(e) !== 409) throw e;
+        });
     });
     afterAll(() => restricted.cleanup());
     const tryPod = (ns: string, t: PodTemplate, name: string) =>
