@@ -69,4 +69,48 @@ describe('WorkQueue', () => {
       jest.useRealTimers();
     }
   });
+
+  it('holds one timer for any number of timed keys, and adds each when it is due, in order', async () => {
+    jest.useFakeTimers();
+    try {
+      const q = new WorkQueue();
+      for (let i = 0; i < 10_000; i++) q.addAfter(`k${i}`, 1000 + (i % 100) * 10);
+      expect(jest.getTimerCount()).toBe(1);
+      jest.advanceTimersByTime(999);
+      expect(q.depth).toBe(0);
+      jest.advanceTimersByTime(1);
+      expect(q.depth).toBe(100);
+      const first = new Set<string>();
+      for (let i = 0; i < 100; i++) first.add((await q.get()) as string);
+      expect([...first].every((k) => Number(k.slice(1)) % 100 === 0)).toBe(true);
+      jest.advanceTimersByTime(989);
+      expect(q.depth).toBe(10_000 - 200);
+      jest.advanceTimersByTime(1);
+      expect(q.depth).toBe(10_000 - 100);
+      expect(jest.getTimerCount()).toBe(0);
+      q.shutdown();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('waits beyond the longest delay a timer takes (2^31-1 ms), and forgets timed keys on shutdown', () => {
+    jest.useFakeTimers();
+    try {
+      const q = new WorkQueue();
+      const days = (n: number) => n * 24 * 3600_000;
+      q.addAfter('retained', days(30));
+      jest.advanceTimersByTime(days(29));
+      expect(q.depth).toBe(0);
+      jest.advanceTimersByTime(days(1));
+      expect(q.depth).toBe(1);
+      q.addAfter('never', 10);
+      q.shutdown();
+      expect(jest.getTimerCount()).toBe(0);
+      jest.advanceTimersByTime(20);
+      expect(q.depth).toBe(1);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

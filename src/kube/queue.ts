@@ -1,13 +1,17 @@
 // A de-duplicating, rate-limited work queue keyed by namespace/name (client-go's workqueue
 // semantics): a key is processed by one worker at a time; a key added while it is processed is
 // processed again afterwards; failures back off per key, exponentially.
+import { DueKeys } from './due-keys.js';
+
 export class WorkQueue {
-  private readonly queue: string[] = [];
+  /** Keys waiting, in the order they came (a Set keeps insertion order). */
   private readonly queued = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  private readonly later = new DueKeys();
+  /** One timer, for the earliest of `later`. */
+  private timer: { handle: NodeJS.Timeout; at: number } | undefined;
   private waiters: (() => void)[] = [];
   private closed = false;
 
@@ -17,7 +21,7 @@ export class WorkQueue {
   ) {}
 
   get depth(): number {
-    return this.queue.length;
+    return this.queued.size;
   }
 
   add(key: string): void {
@@ -28,23 +32,33 @@ export class WorkQueue {
     }
     if (this.queued.has(key)) return;
     this.queued.add(key);
-    this.queue.push(key);
     this.waiters.shift()?.();
   }
 
   /** Adds the key after `ms`; of several timed adds of one key, the earliest wins (as client-go's). */
   addAfter(key: string, ms: number): void {
     if (this.closed) return;
-    const at = Date.now() + ms;
-    const old = this.timers.get(key);
-    if (old && old.at <= at) return;
-    if (old) clearTimeout(old.timer);
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      this.add(key);
-    }, ms);
-    timer.unref();
-    this.timers.set(key, { timer, at });
+    if (this.later.schedule(key, Date.now() + ms)) this.arm();
+  }
+
+  /** Keeps the one timer set for the earliest timed add. */
+  private arm(): void {
+    const at = this.later.next();
+    if (this.timer && this.timer.at === at) return;
+    if (this.timer) clearTimeout(this.timer.handle);
+    this.timer = undefined;
+    if (at === undefined || this.closed) return;
+    const handle = setTimeout(
+      () => {
+        this.timer = undefined;
+        for (const key of this.later.take(Date.now())) this.add(key);
+        this.arm();
+      },
+      // setTimeout takes at most 2^31-1 ms (a retention of weeks is longer): woken early, it sets again.
+      Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1),
+    );
+    handle.unref();
+    this.timer = { handle, at };
   }
 
   /** Requeue after a failure, waiting longer each time the same key fails. */
@@ -60,11 +74,11 @@ export class WorkQueue {
 
   /** The next key, or undefined once the queue is shut down. */
   async get(): Promise<string | undefined> {
-    while (this.queue.length === 0) {
+    while (this.queued.size === 0) {
       if (this.closed) return undefined;
       await new Promise<void>((r) => this.waiters.push(r));
     }
-    const key = this.queue.shift() as string;
+    const key = this.queued.values().next().value as string;
     this.queued.delete(key);
     this.processing.add(key);
     return key;
@@ -77,7 +91,9 @@ export class WorkQueue {
 
   shutdown(): void {
     this.closed = true;
-    for (const t of this.timers.values()) clearTimeout(t.timer);
+    if (this.timer) clearTimeout(this.timer.handle);
+    this.timer = undefined;
+    this.later.clear();
     this.waiters.forEach((w) => w());
     this.waiters = [];
   }
