@@ -67,6 +67,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
     plan: (now) =>
       planWorkflowRun({
         ...observed,
+        ...owned(cached, deps),
         snapshot: observed.snapshot ?? made.snapshot,
         run: withFailedJobs(cached, refused),
         now,
@@ -78,7 +79,9 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
         { run: key },
       ),
     ends: (a) => a.type === 'deleteWorkflowRun',
-    replanAfter: (a) => a.type === 'createSnapshot',
+    // What a create made is in the caches at once (their write-through), so the status written
+    // after it names the new Run or child: one status write per step, not two.
+    replanAfter: (a) => a.type === 'createSnapshot' || a.type === 'createRun' || a.type === 'createChild',
     id: actionId,
     apply: (action, target) => apply(action, target, deps, made),
     failed: (action, e) => {
@@ -114,16 +117,26 @@ async function snapshotSpec(run: WorkflowRun, deps: ReconcileDeps): Promise<Work
   return deps.snapshotSpecs.spec(snapshot);
 }
 
-/** What the plan reads from the caches, apart from the run itself and the clock. */
-async function observe(cached: WorkflowRun, deps: ReconcileDeps): Promise<Omit<Observed, 'run' | 'now'>> {
+/** The run's Runs and child runs as the caches hold them now (read again for each plan). */
+function owned(cached: WorkflowRun, { caches }: ReconcileDeps): Pick<Observed, 'runs' | 'children'> {
+  const uid = cached.metadata.uid ?? '';
+  // UIDs are unique across namespaces, so the label indexes need no namespace filter.
+  return {
+    runs: caches.runs.withLabel(LABEL_WORKFLOWRUN_UID, uid),
+    children: caches.workflowRuns.withLabel(LABEL_PARENT_UID, uid),
+  };
+}
+
+/** What the plan reads from the caches, apart from the run itself, what it owns and the clock. */
+async function observe(
+  cached: WorkflowRun,
+  deps: ReconcileDeps,
+): Promise<Omit<Observed, 'run' | 'now' | 'runs' | 'children'>> {
   const { caches } = deps;
   const namespace = cached.metadata.namespace ?? '';
   const uid = cached.metadata.uid ?? '';
   return {
     snapshot: await snapshotSpec(cached, deps),
-    // UIDs are unique across namespaces, so the label indexes need no namespace filter.
-    runs: caches.runs.withLabel(LABEL_WORKFLOWRUN_UID, uid),
-    children: caches.workflowRuns.withLabel(LABEL_PARENT_UID, uid),
     workflow: (n) => caches.workflows.get(namespace, n),
     takenByOther: (kind, n) => {
       const found = kind === 'Run' ? caches.runs.get(namespace, n) : caches.workflowRuns.get(namespace, n);
