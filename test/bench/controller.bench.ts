@@ -37,8 +37,17 @@ const GO = { peakRssMiB: 64, writesPerStep: 2.3 };
 const controllerPort = () =>
   Number(/CONTROLLER_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1]);
 const controllerPid = () => Number(readFileSync(join(stateDir, 'pids', 'controller.pid'), 'utf8'));
-const rssMiB = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+/** One field of /proc/<pid>/status, in MiB. */
+const statusMiB = (pid: number, field: string) =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) /
+  1024;
+const rssMiB = (pid: number) => statusMiB(pid, 'VmRSS');
+/**
+ * RSS in its two parts: anonymous memory (heaps, the process's own) and file-backed pages, nearly all
+ * of them the node binary's code and data mapped in (shared with every Node.js process, reclaimable).
+ */
+const rssParts = (pid: number) =>
+  `${statusMiB(pid, 'RssAnon').toFixed(0)} anonymous + ${statusMiB(pid, 'RssFile').toFixed(0)} file-backed`;
 
 /** The sum of a counter of the controller's metrics over the series whose labels include `having`. */
 async function metric(name: string, having = ''): Promise<number> {
@@ -144,6 +153,8 @@ interface Round {
   writesPerStep: number;
   conflicts: number;
   peakRss: number;
+  /** rssParts at the peak. */
+  peakParts: string;
 }
 
 const q = (sorted: number[], p: number) =>
@@ -160,7 +171,11 @@ async function round(h: Awaited<ReturnType<typeof harness>>, n: number, pid: num
   const writesBefore = await metric('krt_controller_api_writes_total');
   const conflictsBefore = await metric('krt_controller_reconciles_total', CONFLICT);
   let peakRss = rssMiB(pid);
-  const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, rssMiB(pid))), 200);
+  let peakParts = rssParts(pid);
+  const rssTimer = setInterval(() => {
+    const now = rssMiB(pid);
+    if (now > peakRss) [peakRss, peakParts] = [now, rssParts(pid)];
+  }, 200);
   const start = performance.now();
   const latencies = await h.load(`bench-${n}`, RUNS, CONCURRENCY, JOBS, STEPS);
   const seconds = (performance.now() - start) / 1000;
@@ -173,6 +188,7 @@ async function round(h: Awaited<ReturnType<typeof harness>>, n: number, pid: num
     writesPerStep: ((await metric('krt_controller_api_writes_total')) - writesBefore) / steps,
     conflicts: (await metric('krt_controller_reconciles_total', CONFLICT)) - conflictsBefore,
     peakRss,
+    peakParts,
   };
   console.log(
     `round ${n}: ${steps} steps in ${seconds.toFixed(1)} s, ${r.stepsPerSecond.toFixed(1)} steps/s, ` +
@@ -224,6 +240,7 @@ async function main() {
   // Settling after the start (first lists, JIT): a figure, not a wait on state.
   await new Promise((r) => setTimeout(r, 10_000));
   const idle = rssMiB(pid);
+  const idleParts = rssParts(pid);
   console.log(`controller RSS at rest, started afresh: ${idle.toFixed(0)} MiB`);
   const c = await testCluster('ctrlbench');
   const dropLease = await standInLease(c);
@@ -240,11 +257,13 @@ async function main() {
   // The controller settles (resync, GC) with all of them in its caches; a figure, not a wait on state.
   await new Promise((r) => setTimeout(r, 30_000));
   const withHistory = rssMiB(pid);
+  const historyParts = rssParts(pid);
 
   const sps = rounds.map((r) => r.stepsPerSecond);
   const p50s = rounds.map((r) => r.p50 / 1000);
   const wps = rounds.map((r) => r.writesPerStep);
-  const peak = Math.max(...rounds.map((r) => r.peakRss));
+  const peakRound = rounds.reduce((a, r) => (r.peakRss > a.peakRss ? r : a));
+  const peak = peakRound.peakRss;
   const rows: [string, string, string, boolean][] = [
     [
       'completed steps/s (median of 3) >= 120',
@@ -281,6 +300,10 @@ async function main() {
   console.log('\n| aim | figure | ratio to Go | holds |\n| --- | --- | --- | --- |');
   for (const [aim, figure, ratio, holds] of rows)
     console.log(`| ${aim} | ${figure} | ${ratio || '-'} | ${holds ? 'yes' : 'no'} |`);
+  console.log(
+    `\ncontroller RSS in MiB: at rest ${idleParts}; at the peak ${peakRound.peakParts}; ` +
+      `with ${HISTORY} finished runs ${historyParts}`,
+  );
   h.stop();
   await dropLease();
   await c.cleanup();

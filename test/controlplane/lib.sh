@@ -63,6 +63,14 @@ build_dist() {
     die "the build (tsc, then the bundles) failed"
 }
 read -ra NODE_FLAGS <<<"${KRT_NODE_FLAGS:---max-semi-space-size=1 --optimize-for-size}"
+# glibc's malloc makes an arena per thread that allocates (V8's helpers, libuv's pool), each holding
+# freed memory of its own: two arenas cost the controller less RSS and nothing measurable in time
+# (docs/benchmarks.md, "Memory"). The image sets the same.
+export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
+# The controller waits on the API server most of the time (idle four fifths of a bench round): it
+# runs without V8's optimizing compilers and with one GC thread, which cost it no throughput there
+# and a tenth of its peak RSS (docs/benchmarks.md). Its Deployment sets the same.
+read -ra CONTROLLER_NODE_FLAGS <<<"${KRT_CONTROLLER_NODE_FLAGS:-${NODE_FLAGS[*]} --no-opt --no-maglev --single-threaded-gc}"
 
 # Starts the admission webhook from this checkout and registers the local webhook configurations.
 # Its --run-stale-seconds is at most the shortest --stale-seconds of the agents the suites start.
@@ -93,7 +101,7 @@ controller_ready() {
 start_controller() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
-  supervise controller node "${NODE_FLAGS[@]}" dist/bundle/controller/main.js \
+  supervise controller node "${CONTROLLER_NODE_FLAGS[@]}" dist/bundle/controller/main.js \
     --kubeconfig "$state/kubeconfig-controller" --health-addr "127.0.0.1:$CONTROLLER_PORT" --metrics-addr "127.0.0.1:$CONTROLLER_PORT" --identity local-controller
 }
 
