@@ -9,8 +9,8 @@ import { build, type Metafile } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The inputs of an output and of every output it imports statically, transitively. */
-function loadedAtStart(meta: Metafile, entry: string): string[] {
+/** The outputs an output imports statically, itself included, transitively. */
+function outputsAtStart(meta: Metafile, entry: string): string[] {
   const seen = new Set<string>();
   const visit = (out: string) => {
     if (seen.has(out)) return;
@@ -19,8 +19,20 @@ function loadedAtStart(meta: Metafile, entry: string): string[] {
       if (i.kind === 'import-statement' && !i.external) visit(i.path);
   };
   visit(entry);
-  return [...seen].flatMap((o) => Object.keys(meta.outputs[o]?.inputs ?? {}));
+  return [...seen];
 }
+
+/** The inputs of an output and of every output it imports statically, transitively. */
+const loadedAtStart = (meta: Metafile, entry: string) =>
+  outputsAtStart(meta, entry).flatMap((o) => Object.keys(meta.outputs[o]?.inputs ?? {}));
+
+/** Node's own modules those outputs import as ES modules. */
+const esImportsAtStart = (meta: Metafile, entry: string) =>
+  outputsAtStart(meta, entry).flatMap((o) =>
+    (meta.outputs[o]?.imports ?? [])
+      .filter((i) => i.external && i.kind === 'import-statement')
+      .map((i) => i.path),
+  );
 
 describe('the controller bundle', () => {
   it('loads client-node only lazily', async () => {
@@ -45,5 +57,9 @@ describe('the controller bundle', () => {
     expect(atStart.filter((f) => f.includes('@kubernetes/client-node'))).toEqual([]);
     // And it is there, for the plugin users.
     expect(Object.keys(meta.inputs).some((f) => f.includes('@kubernetes/client-node'))).toBe(true);
+    // node:http is required, not imported: its ES module facade would load Node's fetch (undici).
+    const esImports = esImportsAtStart(meta, entry as string);
+    expect(esImports).toContain('node:https');
+    expect(esImports.filter((m) => m === 'node:http' || m === 'http')).toEqual([]);
   }, 60_000);
 });

@@ -1,8 +1,16 @@
 // The operations endpoints every component serves, said once: /healthz (the process answers),
 // /readyz (its caches are synced: 503 with the reason otherwise) and /metrics (Prometheus text),
 // on the addresses of --health-addr and --metrics-addr (one server when they are the same).
-import http from 'node:http';
+import type * as httpModule from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+// Named apart from the `createRequire` the bundles' banner declares (tools/bundle.mjs).
+import { createRequire as requireFrom } from 'node:module';
 import type { Registry } from 'prom-client';
+
+// Required, not imported: an ES import of node:http reads each of its exports, and three of them
+// (WebSocket, CloseEvent, MessageEvent) load Node's fetch implementation, about 2 MiB of heap that
+// no component uses (docs/benchmarks.md, "Memory"). tools/controller-load.test.ts checks it.
+const http = requireFrom(import.meta.url)('node:http') as typeof httpModule;
 
 export interface OpsOptions {
   registry: Registry;
@@ -17,8 +25,8 @@ const ALL: readonly OpsPath[] = ['/healthz', '/readyz', '/metrics'];
 /** Answers the three paths (or those given); false for any other, so a caller can serve its own. */
 export function handleOps(
   o: OpsOptions,
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
+  req: IncomingMessage,
+  res: ServerResponse,
   paths: readonly OpsPath[] = ALL,
 ): boolean {
   const path = (req.url ?? '').split('?')[0] as OpsPath;
@@ -49,7 +57,7 @@ export function handleOps(
 
 /** As express middleware, mounted before a component's own routes. */
 export function opsMiddleware(o: OpsOptions) {
-  return (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
     if (!handleOps(o, req, res)) next();
   };
 }
@@ -82,7 +90,7 @@ export function opsServers(
   o: OpsOptions,
   addrs: { health: ListenAddr | null; metrics: ListenAddr | null },
   onError: (addr: ListenAddr, e: Error) => void,
-): http.Server[] {
+): Server[] {
   const byAddr = new Map<string, { addr: ListenAddr; paths: OpsPath[] }>();
   const add = (addr: ListenAddr | null, paths: OpsPath[]) => {
     if (!addr) return;
@@ -127,7 +135,7 @@ export function serveOpsFlags(
   component: string,
   flags: { 'health-addr'?: string; 'metrics-addr'?: string },
   o: OpsOptions,
-): http.Server[] {
+): Server[] {
   const health = parseListenAddr('health-addr', flags['health-addr'] ?? '0');
   const metrics = parseListenAddr('metrics-addr', flags['metrics-addr'] ?? '0');
   for (const a of [health, metrics])
