@@ -12,6 +12,17 @@ describe('WorkQueue', () => {
     expect(await q.get()).toBe('b');
   });
 
+  it('gives keys in the order they came, however many are taken and added in between', async () => {
+    const q = new WorkQueue();
+    const taken: string[] = [];
+    for (let i = 0; i < 3000; i++) q.add(`k${i}`);
+    for (let i = 0; i < 2500; i++) taken.push((await q.get()) as string);
+    for (let i = 3000; i < 4000; i++) q.add(`k${i}`);
+    expect(q.depth).toBe(1500);
+    while (q.depth > 0) taken.push((await q.get()) as string);
+    expect(taken).toEqual(Array.from({ length: 4000 }, (_, i) => `k${i}`));
+  });
+
   it('processes a key added while it is processed once more, afterwards, never concurrently', async () => {
     const q = new WorkQueue();
     q.add('a');
