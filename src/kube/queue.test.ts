@@ -1,6 +1,16 @@
 import { jest } from '@jest/globals';
 import { WorkQueue } from './queue.js';
 
+/** Runs `f` on jest's fake clock (timers and Date.now), the real one restored after. */
+async function onFakeClock(f: () => void | Promise<void>): Promise<void> {
+  jest.useFakeTimers();
+  try {
+    await f();
+  } finally {
+    jest.useRealTimers();
+  }
+}
+
 describe('WorkQueue', () => {
   it('de-duplicates keys waiting in the queue', async () => {
     const q = new WorkQueue();
@@ -35,8 +45,7 @@ describe('WorkQueue', () => {
   });
 
   it('backs off a failing key exponentially up to a bound, and forgets on success', async () => {
-    jest.useFakeTimers();
-    try {
+    await onFakeClock(async () => {
       const q = new WorkQueue(10, 50);
       /** Fails the key and returns the ms until it is back in the queue. */
       const pause = async () => {
@@ -56,14 +65,11 @@ describe('WorkQueue', () => {
       expect(await pause()).toBe(10);
       q.shutdown();
       expect(await q.get()).toBeUndefined();
-    } finally {
-      jest.useRealTimers();
-    }
+    });
   });
 
-  it('keeps the earliest of several timed adds of a key: a later one never pushes it back', () => {
-    jest.useFakeTimers();
-    try {
+  it('keeps the earliest of several timed adds of a key: a later one never pushes it back', async () => {
+    await onFakeClock(async () => {
       const q = new WorkQueue();
       q.addAfter('late-then-early', 5000);
       q.addAfter('late-then-early', 100);
@@ -76,14 +82,11 @@ describe('WorkQueue', () => {
       jest.advanceTimersByTime(10_000);
       expect(q.depth).toBe(2);
       q.shutdown();
-    } finally {
-      jest.useRealTimers();
-    }
+    });
   });
 
   it('holds one timer for any number of timed keys, and adds each when it is due, in order', async () => {
-    jest.useFakeTimers();
-    try {
+    await onFakeClock(async () => {
       const q = new WorkQueue();
       for (let i = 0; i < 10_000; i++) q.addAfter(`k${i}`, 1000 + (i % 100) * 10);
       expect(jest.getTimerCount()).toBe(1);
@@ -100,14 +103,11 @@ describe('WorkQueue', () => {
       expect(q.depth).toBe(10_000 - 100);
       expect(jest.getTimerCount()).toBe(0);
       q.shutdown();
-    } finally {
-      jest.useRealTimers();
-    }
+    });
   });
 
-  it('waits beyond the longest delay a timer takes (2^31-1 ms), and forgets timed keys on shutdown', () => {
-    jest.useFakeTimers();
-    try {
+  it('waits beyond the longest delay a timer takes (2^31-1 ms), and forgets timed keys on shutdown', async () => {
+    await onFakeClock(async () => {
       const q = new WorkQueue();
       const days = (n: number) => n * 24 * 3600_000;
       q.addAfter('retained', days(30));
@@ -120,8 +120,6 @@ describe('WorkQueue', () => {
       expect(jest.getTimerCount()).toBe(0);
       jest.advanceTimersByTime(20);
       expect(q.depth).toBe(1);
-    } finally {
-      jest.useRealTimers();
-    }
+    });
   });
 });

@@ -1,7 +1,7 @@
 // The operations endpoints every component serves, said once: /healthz (the process answers),
 // /readyz (its caches are synced: 503 with the reason otherwise) and /metrics (Prometheus text),
 // on the addresses of --health-addr and --metrics-addr (one server when they are the same).
-import type * as httpModule from 'node:http';
+import type * as Http from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 // Named apart from the `createRequire` the bundles' banner declares (tools/bundle.mjs).
 import { createRequire as requireFrom } from 'node:module';
@@ -10,7 +10,7 @@ import type { Registry } from 'prom-client';
 // Required, not imported: an ES import of node:http reads each of its exports, and three of them
 // (WebSocket, CloseEvent, MessageEvent) load Node's fetch implementation, about 2 MiB of heap that
 // no component uses (docs/benchmarks.md, "Memory"). tools/controller-load.test.ts checks it.
-const http = requireFrom(import.meta.url)('node:http') as typeof httpModule;
+const http = requireFrom(import.meta.url)('node:http') as typeof Http;
 
 export interface OpsOptions {
   registry: Registry;

@@ -54,30 +54,23 @@ unsupervise() { # NAME
 }
 
 # The processes run compiled JavaScript, as a cluster image would (tsx's per-call helpers cost a third).
-# Each runs as one bundled file (tools/bundle.mjs) with V8 tuned for size: a small young generation
-# and slower heap growth keep the controller's RSS under load at about 40% of the defaults'
-# (docs/benchmarks.md, "Memory"). KRT_NODE_FLAGS replaces them, to compare (add --enable-source-maps for stack traces
+# Each runs as one bundled file (tools/bundle.mjs), started by the image's entrypoint, which holds
+# each component's Node.js flags and malloc settings (tools/image/kruntimes; docs/benchmarks.md,
+# "Memory"). KRT_NODE_FLAGS replaces them, to compare (add --enable-source-maps for stack traces
 # in the TypeScript sources: each bundle has its source map).
 build_dist() {
   (cd "$root" && node_modules/.bin/tsc -p tsconfig.build.json && node tools/bundle.mjs) ||
     die "the build (tsc, then the bundles) failed"
 }
-read -ra NODE_FLAGS <<<"${KRT_NODE_FLAGS:---max-semi-space-size=1 --optimize-for-size}"
-# glibc's malloc makes an arena per thread that allocates (V8's helpers, libuv's pool), each holding
-# freed memory of its own: two arenas cost the controller less RSS and nothing measurable in time
-# (docs/benchmarks.md, "Memory"). The image sets the same.
-export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
-# The controller waits on the API server most of the time (idle four fifths of a bench round): it
-# runs without V8's optimizing compilers and with one GC thread, which cost it no throughput there
-# and a tenth of its peak RSS (docs/benchmarks.md). Its Deployment sets the same.
-read -ra CONTROLLER_NODE_FLAGS <<<"${KRT_CONTROLLER_NODE_FLAGS:-${NODE_FLAGS[*]} --no-opt --no-maglev --single-threaded-gc}"
+export KRT_BUNDLE_DIR="$root/dist/bundle"
+entrypoint="$root/tools/image/kruntimes"
 
 # Starts the admission webhook from this checkout and registers the local webhook configurations.
 # Its --run-stale-seconds is at most the shortest --stale-seconds of the agents the suites start.
 start_webhook() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
-  supervise webhook node "${NODE_FLAGS[@]}" dist/bundle/webhook/main.js \
+  supervise webhook "$entrypoint" webhook \
     --host 127.0.0.1 --port "$WEBHOOK_PORT" --cert "$pki/webhook.crt" --key "$pki/webhook.key" \
     --kubeconfig "$state/kubeconfig-webhook" --run-stale-seconds 2
 }
@@ -101,7 +94,7 @@ controller_ready() {
 start_controller() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
-  supervise controller node "${CONTROLLER_NODE_FLAGS[@]}" dist/bundle/controller/main.js \
+  supervise controller "$entrypoint" controller \
     --kubeconfig "$state/kubeconfig-controller" --health-addr "127.0.0.1:$CONTROLLER_PORT" --metrics-addr "127.0.0.1:$CONTROLLER_PORT" --identity local-controller
 }
 
@@ -122,7 +115,7 @@ start_runtimed() {
   # Steps' folders where their uids can reach them whatever the clone's parents allow (a mktemp -d
   # clone is 0700): a folder of this checkout under /tmp.
   local work; work="/tmp/kruntimes-steps-$(printf %s "$root" | sha256sum | cut -c1-12)"
-  supervise runtimed node "${NODE_FLAGS[@]}" dist/bundle/runtimed/main.js \
+  supervise runtimed "$entrypoint" runtimed \
     --kubeconfig "$state/kubeconfig-runtimed" --identity local-runtimed --data-dir "$state/runtimed" \
     --host 127.0.0.1 --port "$RUNTIMED_PORT" --cert "$pki/runtimed.crt" --key "$pki/runtimed.key" \
     --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 --bwrap "$bwrap" --work-dir "$work" \

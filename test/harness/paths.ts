@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -6,9 +7,14 @@ export const stateDir = join(repoRoot, '.kruntimes');
 export const adminKubeconfig = join(stateDir, 'kubeconfig');
 export const userKubeconfig = join(stateDir, 'kubeconfig-user');
 export const kubectlPath = join(stateDir, 'bin', 'kubectl');
-/** How a test starts a component, as test/controlplane/lib.sh does: its bundle, V8 tuned for size. */
+/**
+ * How a test starts a component, as test/controlplane/lib.sh does: its bundle, with the Node.js
+ * flags the image's entrypoint gives it (tools/image/kruntimes holds them, once).
+ */
 export const componentCommand = (component: 'controller' | 'webhook' | 'runtimed'): string[] => [
-  ...(process.env.KRT_NODE_FLAGS ?? '--max-semi-space-size=1 --optimize-for-size')
+  ...execFileSync(join(repoRoot, 'tools', 'image', 'kruntimes'), ['node-flags', component], {
+    encoding: 'utf8',
+  })
     .split(/\s+/)
     .filter(Boolean),
   join(repoRoot, 'dist', 'bundle', component, 'main.js'),
