@@ -52,6 +52,32 @@ describe('ResilientInformer cache', () => {
     expect(events).toEqual(['add a', 'add b', 'add c', 'update b', 'delete c']);
   });
 
+  it('indexes the current version of each object, in any namespace, and labels indexed after the fact', () => {
+    const { inf, cache } = informer();
+    cache.upsert(obj('a', '1', 'u1'));
+    cache.upsert(obj('a', '2', 'u1'));
+    expect(inf.withLabel('owner', 'u1').map((o) => o.metadata.resourceVersion)).toEqual(['2']);
+    cache.upsert(obj('b', '1', 'u1'));
+    cache.upsert(obj('b', '2', 'u1'));
+    expect(
+      inf.withLabel('owner', 'u1').map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`),
+    ).toEqual(['a@2', 'b@2']);
+    cache.remove(obj('a', '2', 'u1'));
+    cache.upsert(obj('b', '3', 'u1'));
+    expect(
+      inf.withLabel('owner', 'u1').map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`),
+    ).toEqual(['b@3']);
+    cache.upsert({
+      metadata: { name: 'a', namespace: 'other', resourceVersion: '1', labels: { owner: 'u1', team: 't' } },
+    });
+    expect(inf.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['ns/b', 'other/a']);
+    expect(inf.get('other', 'a')?.metadata.resourceVersion).toBe('1');
+    expect(inf.get('ns', 'a')).toBeUndefined();
+    inf.addIndex('team');
+    expect(inf.withLabel('team', 't').map((o) => o.metadata.namespace)).toEqual(['other']);
+    expect(inf.withLabel('owner', 'u1')).toHaveLength(2);
+  });
+
   it("shows this process's own write (or create) at once, skips the watch's older events, and follows the watch again once it caught up", () => {
     const { inf, cache } = informer();
     const events: string[] = [];

@@ -57,10 +57,10 @@ export function withoutManagedFields<T extends KubeObject>(o: T): T {
 type Events<T> = { add: [T]; update: [T, T]; delete: [T]; synced: [] };
 
 export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events<T>> {
-  private readonly items = new Map<string, T>();
+  /** namespace -> name -> object: the names are the objects' own strings, no key built per object. */
   private readonly byNamespace = new Map<string, Map<string, T>>();
-  /** label key -> label value -> object keys */
-  private readonly byLabel = new Map<string, Map<string, Set<string>>>();
+  /** label key -> label value -> the object, or a set when several have it (most values have one). */
+  private readonly byLabel = new Map<string, Map<string, T | Set<T>>>();
   private resourceVersion = '';
   private active = false;
   /** A watch request is open. */
@@ -99,15 +99,9 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   /** Indexes one more label (informers are shared, and another user may need it), over what is cached too. */
   addIndex(label: string): void {
     if (this.byLabel.has(label)) return;
-    this.byLabel.set(label, new Map());
-    for (const [key, obj] of this.items) {
-      const v = obj.metadata?.labels?.[label];
-      if (v === undefined) continue;
-      const values = this.byLabel.get(label) as Map<string, Set<string>>;
-      let keys = values.get(v);
-      if (!keys) values.set(v, (keys = new Set()));
-      keys.add(key);
-    }
+    const values = new Map<string, T | Set<T>>();
+    this.byLabel.set(label, values);
+    for (const obj of this.list()) indexed(values, obj.metadata?.labels?.[label], obj, true);
   }
 
   /** What it caches: its collection path and label selector. */
@@ -127,24 +121,13 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
 
   /** Objects whose label `label` (an indexed one) has `value`. */
   withLabel(label: string, value: string): T[] {
-    const keys = this.byLabel.get(label)?.get(value);
-    if (!keys) return [];
-    return [...keys].map((k) => this.items.get(k)).filter((o): o is T => o !== undefined);
+    const found = this.byLabel.get(label)?.get(value);
+    if (found === undefined) return [];
+    return found instanceof Set ? [...found] : [found];
   }
 
-  private index(obj: T, key: string, add: boolean): void {
-    for (const [label, values] of this.byLabel) {
-      const v = obj.metadata?.labels?.[label];
-      if (v === undefined) continue;
-      let keys = values.get(v);
-      if (add) {
-        if (!keys) values.set(v, (keys = new Set()));
-        keys.add(key);
-      } else if (keys) {
-        keys.delete(key);
-        if (keys.size === 0) values.delete(v);
-      }
-    }
+  private index(obj: T, add: boolean): void {
+    for (const [label, values] of this.byLabel) indexed(values, obj.metadata?.labels?.[label], obj, add);
   }
 
   static key(o: KubeObject): string {
@@ -152,12 +135,14 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   }
 
   get(namespace: string, name: string): T | undefined {
-    return this.items.get(`${namespace}/${name}`);
+    return this.byNamespace.get(namespace)?.get(name);
   }
 
   list(namespace?: string): T[] {
-    if (namespace === undefined) return [...this.items.values()];
-    return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+    if (namespace !== undefined) return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+    const all: T[] = [];
+    for (const m of this.byNamespace.values()) for (const o of m.values()) all.push(o);
+    return all;
   }
 
   /** Name -> object for one namespace; the map is the cache's own, do not change it. */
@@ -245,7 +230,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
       seen.add(ResilientInformer.key(item));
       this.upsert(item);
     }
-    for (const [k, old] of this.items) if (!seen.has(k)) this.remove(old);
+    for (const old of this.list()) if (!seen.has(ResilientInformer.key(old))) this.remove(old);
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.lastProgress = Date.now();
     this.reconnected();
@@ -316,7 +301,7 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   written(received: T): void {
     const key = ResilientInformer.key(received);
     const rv = Number(received.metadata?.resourceVersion);
-    const known = this.items.get(key);
+    const known = this.get(received.metadata?.namespace ?? '', received.metadata?.name ?? '');
     const cached = known ? Number(known.metadata?.resourceVersion) : 0;
     if (!Number.isSafeInteger(rv) || !Number.isSafeInteger(cached) || rv <= cached) return;
     this.overlaid.set(key, rv);
@@ -332,15 +317,15 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
       if (Number(obj.metadata?.resourceVersion) < over) return;
       this.overlaid.delete(key);
     }
-    const old = this.items.get(key);
-    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
-    if (old) this.index(old, key, false);
-    this.items.set(key, obj);
-    this.index(obj, key, true);
     const ns = obj.metadata?.namespace ?? '';
     let m = this.byNamespace.get(ns);
     if (!m) this.byNamespace.set(ns, (m = new Map()));
-    m.set(obj.metadata?.name ?? '', obj);
+    const name = obj.metadata?.name ?? '';
+    const old = m.get(name);
+    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
+    if (old) this.index(old, false);
+    m.set(name, obj);
+    this.index(obj, true);
     if (old) this.emit('update', old, obj);
     else this.emit('add', obj);
   }
@@ -348,11 +333,26 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   private remove(obj: T): void {
     const key = ResilientInformer.key(obj);
     this.overlaid.delete(key);
-    const old = this.items.get(key);
-    if (!old) return;
-    this.index(old, key, false);
-    this.items.delete(key);
-    this.byNamespace.get(obj.metadata?.namespace ?? '')?.delete(obj.metadata?.name ?? '');
+    const ns = obj.metadata?.namespace ?? '';
+    const m = this.byNamespace.get(ns);
+    const old = m?.get(obj.metadata?.name ?? '');
+    if (!m || !old) return;
+    this.index(old, false);
+    m.delete(obj.metadata?.name ?? '');
     this.emit('delete', old);
   }
+}
+
+/** Adds or removes one object under one label value of an index. */
+function indexed<T>(values: Map<string, T | Set<T>>, value: string | undefined, obj: T, add: boolean): void {
+  if (value === undefined) return;
+  const found = values.get(value);
+  if (add) {
+    if (found === undefined) values.set(value, obj);
+    else if (found instanceof Set) found.add(obj);
+    else if (found !== obj) values.set(value, new Set([found, obj]));
+  } else if (found instanceof Set) {
+    found.delete(obj);
+    if (found.size === 1) values.set(value, found.values().next().value as T);
+  } else if (found === obj) values.delete(value);
 }
