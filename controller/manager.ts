@@ -1,7 +1,8 @@
 // The controller process: which controllers run and what each one watches. The machinery (shared
 // informers, queues, backoff, leader election, metrics) is src/kube/controller.
 //
-//   workflowrun  for WorkflowRuns; owns Runs, child WorkflowRuns and snapshot ControllerRevisions;
+//   workflowrun  for WorkflowRuns; owns Runs and child WorkflowRuns (and snapshot ControllerRevisions,
+//                not watched: controller/snapshots.ts);
 //                watches the agents' Leases (a Run that waits for an agent concerns its owner)
 //   workflow     for Workflows; watches Workflows (readiness follows the Workflows a Workflow calls)
 //   promise      for Promises; owns their CRDs; starts and stops one resources/<promise> controller
@@ -37,7 +38,7 @@ import type { ResourceApi } from '../src/promise/api.js';
 import { reconcileWork } from './work.js';
 import { Discovery } from '../src/kube/discovery.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps } from './workflowrun.js';
-import { SnapshotSpecs, snapshotAsCached, type Snapshot } from './snapshots.js';
+import { SnapshotSpecs } from './snapshots.js';
 
 export interface ManagerOptions {
   workers: number;
@@ -104,7 +105,7 @@ export class Manager {
         servedUntil: (runtime, namespace, now) => servedUntilByLeases(agents.list(), runtime, namespace, now),
       },
     };
-    const owned = [caches.runs, caches.workflowRuns, caches.snapshots].map((source) => ({
+    const owned = [caches.runs, caches.workflowRuns].map((source) => ({
       source,
       kind: 'WorkflowRun',
     }));
@@ -294,10 +295,5 @@ function workflowCaches(m: ControllerManager): Caches {
       transform: runAsObserved,
     }),
     workflows: m.informer<Workflow>({ path: `${API}/workflows` }),
-    snapshots: m.informer<Snapshot>({
-      path: '/apis/apps/v1/controllerrevisions',
-      labelSelector: LABEL_WORKFLOWRUN_UID,
-      transform: snapshotAsCached,
-    }),
   };
 }

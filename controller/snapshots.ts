@@ -1,9 +1,10 @@
-// The specs of WorkflowRun snapshots (ControllerRevisions). The controller's cache keeps only a
-// snapshot's metadata: that it exists and whose it is. Its spec, which never changes, is read when a
-// run still running needs it and kept in a bounded memo, filled as the controller writes each one,
-// so a cluster of finished runs costs the controller no memory for their specs.
-import type { ObjectMeta, WorkflowRunSpec } from '../src/api/types.js';
+// The specs of WorkflowRun snapshots (ControllerRevisions). The controller does not watch them: a
+// snapshot's spec never changes and only a run still running reads its own, so the spec is kept in
+// a bounded memo, filled as the controller writes each one, and read from the API server when a
+// running run's is not there (after a restart). A cluster of finished runs costs no memory for them.
+import type { ObjectMeta, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { statusCode, type KubeClient } from '../src/kube/rest.js';
+import { snapshotName } from '../src/names.js';
 
 export interface Snapshot {
   apiVersion: 'apps/v1';
@@ -13,22 +14,11 @@ export interface Snapshot {
   revision: number;
 }
 
-/** What the cache keeps of a snapshot: no data. */
-export function snapshotAsCached(s: Snapshot): Snapshot {
-  const { name, namespace, uid, resourceVersion, labels, ownerReferences, deletionTimestamp } = s.metadata;
-  return {
-    apiVersion: s.apiVersion,
-    kind: s.kind,
-    metadata: { name, namespace, uid, resourceVersion, labels, ownerReferences, deletionTimestamp },
-    revision: s.revision,
-  };
-}
-
-/** Specs of this many snapshots are kept: well above the runs a controller has running at once. */
+/** Specs of this many runs are kept: well above the runs a controller has running at once. */
 export const SNAPSHOT_MEMO_SIZE = 4096;
 
 export class SnapshotSpecs {
-  /** By snapshot UID, the least recently used first. */
+  /** By the UID of the run each is the snapshot of, the least recently used first. */
   private readonly memo = new Map<string, WorkflowRunSpec>();
 
   constructor(
@@ -36,16 +26,14 @@ export class SnapshotSpecs {
     private readonly size = SNAPSHOT_MEMO_SIZE,
   ) {}
 
-  /** A snapshot this controller just wrote (the API server's answer: its UID and spec). */
-  remember(written: Snapshot): void {
-    const uid = written.metadata.uid;
-    if (uid && written.data?.spec) this.keep(uid, written.data.spec);
+  /** The spec of a snapshot this controller just wrote for the run with UID `runUid`. */
+  remember(runUid: string, spec: WorkflowRunSpec): void {
+    if (runUid) this.keep(runUid, spec);
   }
 
-  /** The spec of a cached snapshot: its own data when the cache kept it, the memo, else the API server's. */
-  async spec(s: Snapshot): Promise<WorkflowRunSpec | undefined> {
-    if (s.data?.spec) return s.data.spec;
-    const uid = s.metadata.uid ?? '';
+  /** The spec in the run's own snapshot: the memo's, else the API server's; none while there is none. */
+  async spec(run: WorkflowRun): Promise<WorkflowRunSpec | undefined> {
+    const uid = run.metadata.uid ?? '';
     const known = this.memo.get(uid);
     if (known) {
       this.keep(uid, known);
@@ -56,11 +44,11 @@ export class SnapshotSpecs {
         group: 'apps',
         version: 'v1',
         plural: 'controllerrevisions',
-        namespace: s.metadata.namespace ?? '',
-        name: s.metadata.name ?? '',
+        namespace: run.metadata.namespace ?? '',
+        name: snapshotName(run.metadata.name ?? '', uid),
       });
-      // Another snapshot of the same name (deleted and made again): not the one the cache shows.
-      if (live.metadata.uid !== uid || !live.data?.spec) return undefined;
+      // An object of that name that is not this run's (left by a run of the same name): not its snapshot.
+      if (!live.metadata.ownerReferences?.some((o) => o.uid === uid) || !live.data?.spec) return undefined;
       this.keep(uid, live.data.spec);
       return live.data.spec;
     } catch (e) {

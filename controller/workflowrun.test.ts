@@ -53,12 +53,21 @@ const snapshot: Snapshot = {
   revision: 1,
 };
 
-/** A client that records each write, refusing the ones `refuse` names with the given status code. */
-function recordingClient(refuse: Record<string, number> = {}) {
+/**
+ * A client that records each call, refusing the ones `refuse` names with the given status code;
+ * it reads the snapshots in `stored` (404 for any other), and `stored` gains `conflicting` when a
+ * create of it is refused with 409 (made by someone else meanwhile).
+ */
+function recordingClient(
+  refuse: Record<string, number> = {},
+  stored: Snapshot[] = [],
+  conflicting?: Snapshot,
+) {
   const calls: { verb: string; what: string; body?: unknown }[] = [];
   const answer = async (verb: string, what: string, body?: unknown) => {
     calls.push({ verb, what, body });
     const code = refuse[`${verb} ${what}`];
+    if (code === 409 && conflicting) stored.push(conflicting);
     if (code) throw new HttpError(code, JSON.stringify({ message: 'quota exceeded' }));
     return body ?? {};
   };
@@ -67,19 +76,30 @@ function recordingClient(refuse: Record<string, number> = {}) {
       answer('create', `${c.plural}/${body.metadata.name}`, body),
     replaceStatus: (o: ObjectCoordinates, body: unknown) => answer('status', `${o.plural}/${o.name}`, body),
     patch: (o: ObjectCoordinates, body: unknown) => answer('patch', `${o.plural}/${o.name}`, body),
-    get: (o: ObjectCoordinates) => answer('get', `${o.plural}/${o.name}`),
+    get: async (o: ObjectCoordinates) => {
+      await answer('get', `${o.plural}/${o.name}`);
+      const found = stored.find((x) => x.metadata.name === o.name && x.metadata.namespace === o.namespace);
+      if (!found) throw new HttpError(404, JSON.stringify({ message: 'not found' }));
+      return found;
+    },
   };
   return { calls, kube: kube as unknown as KubeClient };
 }
 
-function deps(o: { runs?: Run[]; snapshots?: Snapshot[]; refuse?: Record<string, number> }) {
-  const client = recordingClient(o.refuse);
+function deps(o: {
+  runs?: Run[];
+  /** The controller wrote the run's snapshot before (its spec is in the memo). */
+  written?: boolean;
+  stored?: Snapshot[];
+  conflicting?: Snapshot;
+  refuse?: Record<string, number>;
+}) {
+  const client = recordingClient(o.refuse, o.stored, o.conflicting);
   const events: string[] = [];
   const caches: Caches = {
     workflowRuns: cache([run]),
     runs: cache(o.runs ?? []),
     workflows: cache<Workflow>([]),
-    snapshots: cache(o.snapshots ?? []),
   };
   const d: ReconcileDeps = {
     caches,
@@ -88,6 +108,7 @@ function deps(o: { runs?: Run[]; snapshots?: Snapshot[]; refuse?: Record<string,
     events: { record: (_o, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
     clock: () => NOW,
   };
+  if (o.written) d.snapshotSpecs.remember('uid-1', run.spec);
   return { d, calls: client.calls, events };
 }
 
@@ -95,29 +116,73 @@ describe('reconcileWorkflowRun', () => {
   it('writes the snapshot first, runs from the spec it wrote there, and writes the status once', async () => {
     const { d, calls } = deps({});
     await reconcileWorkflowRun('ns/release', d);
+    const name = snapshotName('release', 'uid-1');
     expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
-      `create controllerrevisions/${snapshotName('release', 'uid-1')}`,
+      `get controllerrevisions/${name}`,
+      `create controllerrevisions/${name}`,
       'create runs/release-build-main',
       'status workflowruns/release',
     ]);
-    const snapshotWritten = calls[0]?.body as Snapshot;
+    const snapshotWritten = calls[1]?.body as Snapshot;
     expect(snapshotWritten.data?.spec).toEqual(run.spec);
-    expect((calls[2]?.body as WorkflowRun).status).toMatchObject({ phase: 'Running' });
+    expect((calls[3]?.body as WorkflowRun).status).toMatchObject({ phase: 'Running' });
+    // The spec it wrote is remembered: the next reconcile reads nothing.
+    const after = calls.length;
+    await reconcileWorkflowRun('ns/release', d);
+    expect(calls.slice(after).filter((c) => c.verb === 'get')).toEqual([]);
   });
 
-  it("runs nothing from a snapshot that existed already until the cache shows it is this run's", async () => {
-    const name = snapshotName('release', 'uid-1');
-    const { d, calls } = deps({ refuse: { [`create controllerrevisions/${name}`]: 409 } });
+  it('goes on from the snapshot it finds (a restart): read once, then remembered', async () => {
+    const { d, calls } = deps({ stored: [snapshot] });
     await reconcileWorkflowRun('ns/release', d);
     expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
-      `create controllerrevisions/${name}`,
+      `get controllerrevisions/${snapshot.metadata.name}`,
+      'create runs/release-build-main',
       'status workflowruns/release',
     ]);
-    expect((calls[1]?.body as WorkflowRun).status).toMatchObject({ phase: 'Pending', snapshotName: name });
+    const after = calls.length;
+    await reconcileWorkflowRun('ns/release', d);
+    expect(calls.slice(after).filter((c) => c.verb === 'get')).toEqual([]);
   });
 
-  it('creates the first Run once the snapshot is cached, and writes the status with the cached resourceVersion', async () => {
-    const { d, calls } = deps({ snapshots: [snapshot] });
+  it("goes on from a snapshot made meanwhile when it is the run's own (its create refused: 409)", async () => {
+    const name = snapshotName('release', 'uid-1');
+    const { d, calls } = deps({
+      conflicting: snapshot,
+      refuse: { [`create controllerrevisions/${name}`]: 409 },
+    });
+    await reconcileWorkflowRun('ns/release', d);
+    expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
+      `get controllerrevisions/${name}`,
+      `create controllerrevisions/${name}`,
+      `get controllerrevisions/${name}`,
+      'create runs/release-build-main',
+      'status workflowruns/release',
+    ]);
+  });
+
+  it("runs nothing from an object of its snapshot's name that is not the run's", async () => {
+    const name = snapshotName('release', 'uid-1');
+    const other: Snapshot = {
+      ...snapshot,
+      metadata: {
+        ...snapshot.metadata,
+        ownerReferences: [{ ...snapshot.metadata.ownerReferences![0]!, uid: 'uid-0' }],
+      },
+    };
+    const { d, calls } = deps({ stored: [other], refuse: { [`create controllerrevisions/${name}`]: 409 } });
+    await reconcileWorkflowRun('ns/release', d);
+    expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
+      `get controllerrevisions/${name}`,
+      `create controllerrevisions/${name}`,
+      `get controllerrevisions/${name}`,
+      'status workflowruns/release',
+    ]);
+    expect((calls[3]?.body as WorkflowRun).status).toMatchObject({ phase: 'Pending', snapshotName: name });
+  });
+
+  it('creates the first Run from the snapshot it wrote, and writes the status with the cached resourceVersion', async () => {
+    const { d, calls } = deps({ written: true });
     await reconcileWorkflowRun('ns/release', d);
     expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
       'create runs/release-build-main',
@@ -134,7 +199,7 @@ describe('reconcileWorkflowRun', () => {
 
   it('fails the job whose Run the API server refused, with its words, in the same reconcile', async () => {
     const { d, calls, events } = deps({
-      snapshots: [snapshot],
+      written: true,
       refuse: { 'create runs/release-build-main': 422 },
     });
     await reconcileWorkflowRun('ns/release', d);
@@ -150,17 +215,17 @@ describe('reconcileWorkflowRun', () => {
   });
 
   it('writes the status and then throws when a create failed for a passing reason, to be retried', async () => {
-    const { d, calls } = deps({ snapshots: [snapshot], refuse: { 'create runs/release-build-main': 503 } });
+    const { d, calls } = deps({ written: true, refuse: { 'create runs/release-build-main': 503 } });
     await expect(reconcileWorkflowRun('ns/release', d)).rejects.toThrow('HTTP 503');
     expect(calls.map((c) => c.verb)).toEqual(['create', 'status']);
   });
 
   it('writes nothing once the status says what the caches show', async () => {
-    const first = deps({ snapshots: [snapshot] });
+    const first = deps({ written: true });
     await reconcileWorkflowRun('ns/release', first.d);
     const created = first.calls[0]?.body as Run;
     // The Run is in the cache now, and the status written with its create names it already.
-    const second = deps({ snapshots: [snapshot], runs: [created] });
+    const second = deps({ written: true, runs: [created] });
     second.d.caches.workflowRuns = cache<WorkflowRun>([
       { ...run, status: (first.calls[1]?.body as WorkflowRun).status },
     ]);

@@ -8,7 +8,6 @@ import { ResilientInformer } from '../src/kube/informer.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
 import { LABEL_PARENT_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
-import { snapshotName } from '../src/names.js';
 import { ownerReference } from '../src/plan/build-objects.js';
 import { NO_AGENT } from '../src/runtime/agents.js';
 import {
@@ -27,13 +26,12 @@ export interface Caches {
   workflowRuns: ResilientInformer<WorkflowRun>;
   runs: ResilientInformer<Run>;
   workflows: ResilientInformer<Workflow>;
-  snapshots: ResilientInformer<Snapshot>;
 }
 
 export interface ReconcileDeps {
   caches: Caches;
   kube: KubeClient;
-  /** The specs of snapshots, which the cache does not keep. */
+  /** The specs of the runs' snapshots, which the controller does not watch. */
   snapshotSpecs: SnapshotSpecs;
   events: EventRecorder;
   /** The live agents, from their Leases; without it every runtime counts as served. */
@@ -109,12 +107,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
 
 /** The spec of the run's own snapshot, unless the run is settled and needs none. */
 async function snapshotSpec(run: WorkflowRun, deps: ReconcileDeps): Promise<WorkflowRunSpec | undefined> {
-  if (settled(run)) return undefined;
-  const uid = run.metadata.uid ?? '';
-  const name = snapshotName(run.metadata.name ?? '', uid);
-  const snapshot = deps.caches.snapshots.get(run.metadata.namespace ?? '', name);
-  if (!snapshot?.metadata.ownerReferences?.some((o) => o.uid === uid)) return undefined;
-  return deps.snapshotSpecs.spec(snapshot);
+  return settled(run) ? undefined : deps.snapshotSpecs.spec(run);
 }
 
 /** The run's Runs and child runs as the caches hold them now (read again for each plan). */
@@ -230,8 +223,11 @@ async function apply(
     case 'deleteWorkflowRun':
       return deleteWorkflowRun(run, deps);
     case 'createSnapshot':
-      // Only a snapshot this call created is known to hold the spec; one that exists waits for the cache.
-      if (await createSnapshot(run, action.name, action.spec, deps)) made.snapshot = action.spec;
+      // One that exists already (a reconcile before a restart made it) is read: the run goes on
+      // from it if it is the run's own.
+      made.snapshot = (await createSnapshot(run, action.name, action.spec, deps))
+        ? action.spec
+        : await deps.snapshotSpecs.spec(run);
       return;
     case 'createRun':
       await createOrAdopt(
@@ -273,30 +269,26 @@ function createSnapshot(
   deps: ReconcileDeps,
 ): Promise<boolean> {
   const namespace = run.metadata.namespace ?? '';
-  const remember = (written: Snapshot) => {
-    deps.snapshotSpecs.remember(written);
-    deps.caches.snapshots.written(written);
-  };
   return createOrAdopt(
     run,
     'controllerrevisions',
-    async () =>
-      remember(
-        await deps.kube.create<Snapshot>(
-          { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespace },
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ControllerRevision',
-            metadata: {
-              name,
-              labels: { [LABEL_WORKFLOWRUN_UID]: run.metadata.uid ?? '' },
-              ownerReferences: [ownerReference(run)],
-            },
-            data: { spec },
-            revision: 1,
+    async () => {
+      await deps.kube.create<Snapshot>(
+        { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespace },
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ControllerRevision',
+          metadata: {
+            name,
+            labels: { [LABEL_WORKFLOWRUN_UID]: run.metadata.uid ?? '' },
+            ownerReferences: [ownerReference(run)],
           },
-        ),
-      ),
+          data: { spec },
+          revision: 1,
+        },
+      );
+      deps.snapshotSpecs.remember(run.metadata.uid ?? '', spec);
+    },
     deps,
   );
 }

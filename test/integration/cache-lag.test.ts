@@ -9,12 +9,11 @@ import { crd, KubeClient, statusCode } from '../../src/kube/rest.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
 import type { ListWatch } from '../../src/kube/list-watch.js';
 import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
-import { snapshotName } from '../../src/names.js';
 import type { EventRecorder } from '../../controller/events.js';
 import type { Result } from '../../src/kube/controller/controller.js';
 import { reconcileResource } from '../../controller/resource.js';
 import { reconcileWorkflowRun } from '../../controller/workflowrun.js';
-import { SnapshotSpecs, type Snapshot } from '../../controller/snapshots.js';
+import { SnapshotSpecs } from '../../controller/snapshots.js';
 import { LABEL_RESOURCE_UID } from '../../src/labels.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 
@@ -62,7 +61,7 @@ async function outcomeOf(
   return { ...settled, writes };
 }
 
-/** Reconciles a run calling `uses` whose snapshot is cached and whose Workflow cache is empty. */
+/** Reconciles a run calling `uses` whose snapshot the controller wrote and whose Workflow cache is empty. */
 async function reconcileCalling(uses: string) {
   const uid = `uid-${uses}`;
   const name = `calls-${uses}`;
@@ -73,32 +72,22 @@ async function reconcileCalling(uses: string) {
     spec: { jobs: { call: { uses } } },
     status: { phase: 'Pending' },
   };
-  const snapshot: Snapshot = {
-    apiVersion: 'apps/v1',
-    kind: 'ControllerRevision',
-    metadata: {
-      name: snapshotName(name, uid),
-      namespace: c.namespace,
-      labels: { [LABEL_WORKFLOWRUN_UID]: uid },
-      ownerReferences: [{ apiVersion: 'kruntimes.io/v1alpha1', kind: 'WorkflowRun', name, uid }],
-    },
-    data: { spec: run.spec },
-    revision: 1,
-  };
   const writes: string[] = [];
   const caches = {
     workflowRuns: await heldStill<WorkflowRun>([run]),
     runs: await heldStill<Run>([], [LABEL_WORKFLOWRUN_UID]),
     workflows: await heldStill<Workflow>([]),
-    snapshots: await heldStill<Snapshot>([snapshot]),
   };
+  // The controller wrote the run's snapshot: its spec is remembered.
+  const snapshotSpecs = new SnapshotSpecs(new KubeClient(c.admin.kc));
+  snapshotSpecs.remember(uid, run.spec);
   return outcomeOf(
     caches,
     writes,
     reconcileWorkflowRun(`${c.namespace}/${name}`, {
       caches,
       kube: new KubeClient(c.admin.kc),
-      snapshotSpecs: new SnapshotSpecs(new KubeClient(c.admin.kc)),
+      snapshotSpecs,
       events: { record: () => undefined } satisfies EventRecorder,
       writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
     }),

@@ -43,6 +43,8 @@ describe('service accounts of config/rbac', () => {
     ['controller', 'create', 'workflowruns.kruntimes.io', 'yes'],
     ['controller', 'update', 'workflowruns.kruntimes.io/status', 'yes'],
     ['controller', 'create', 'controllerrevisions.apps', 'yes'],
+    ['controller', 'get', 'controllerrevisions.apps', 'yes'],
+    ['controller', 'list', 'controllerrevisions.apps', 'no'],
     ['controller', 'create', 'events', 'yes'],
     ['controller', 'patch', 'runs.kruntimes.io/status', 'no'],
     ['controller', 'update', 'runs.kruntimes.io/status', 'yes'],
