@@ -31,6 +31,11 @@ export class SnapshotSpecs {
     if (runUid) this.keep(runUid, spec);
   }
 
+  /** The spec of the run's snapshot if the memo has it (one this controller wrote or read). */
+  known(runUid: string): WorkflowRunSpec | undefined {
+    return this.memo.get(runUid);
+  }
+
   /** The spec in the run's own snapshot: the memo's, else the API server's; none while there is none. */
   async spec(run: WorkflowRun): Promise<WorkflowRunSpec | undefined> {
     const uid = run.metadata.uid ?? '';

@@ -145,24 +145,28 @@ describe('reconcileWorkflowRun', () => {
     expect(calls.slice(after).filter((c) => c.verb === 'get')).toEqual([]);
   });
 
+  // Not there, its create refused (409: it exists), then read.
+  const name = snapshotName('release', 'uid-1');
+  const adopting = [
+    `get controllerrevisions/${name}`,
+    `create controllerrevisions/${name}`,
+    `get controllerrevisions/${name}`,
+  ];
+
   it("goes on from a snapshot made meanwhile when it is the run's own (its create refused: 409)", async () => {
-    const name = snapshotName('release', 'uid-1');
     const { d, calls } = deps({
       conflicting: snapshot,
       refuse: { [`create controllerrevisions/${name}`]: 409 },
     });
     await reconcileWorkflowRun('ns/release', d);
     expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
-      `get controllerrevisions/${name}`,
-      `create controllerrevisions/${name}`,
-      `get controllerrevisions/${name}`,
+      ...adopting,
       'create runs/release-build-main',
       'status workflowruns/release',
     ]);
   });
 
   it("runs nothing from an object of its snapshot's name that is not the run's", async () => {
-    const name = snapshotName('release', 'uid-1');
     const other: Snapshot = {
       ...snapshot,
       metadata: {
@@ -172,12 +176,7 @@ describe('reconcileWorkflowRun', () => {
     };
     const { d, calls } = deps({ stored: [other], refuse: { [`create controllerrevisions/${name}`]: 409 } });
     await reconcileWorkflowRun('ns/release', d);
-    expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
-      `get controllerrevisions/${name}`,
-      `create controllerrevisions/${name}`,
-      `get controllerrevisions/${name}`,
-      'status workflowruns/release',
-    ]);
+    expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([...adopting, 'status workflowruns/release']);
     expect((calls[3]?.body as WorkflowRun).status).toMatchObject({ phase: 'Pending', snapshotName: name });
   });
 

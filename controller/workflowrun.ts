@@ -57,8 +57,6 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
   // A refused create fails its job and the plan is made again, so its dependents are Skipped and
   // the rest goes on in this same reconcile.
   const refused: Record<string, string> = {};
-  // The snapshot this reconcile created: the run goes on from it at once, not after the watch.
-  const made: { snapshot?: WorkflowRunSpec } = {};
   return reconcilePlanned({
     object: cached,
     statusOf: (run) => run.status,
@@ -66,7 +64,8 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
       planWorkflowRun({
         ...observed,
         ...owned(cached, deps),
-        snapshot: observed.snapshot ?? made.snapshot,
+        // A snapshot this reconcile wrote or adopted is in the memo: the run goes on from it at once.
+        snapshot: observed.snapshot ?? deps.snapshotSpecs.known(cached.metadata.uid ?? ''),
         run: withFailedJobs(cached, refused),
         now,
       }),
@@ -81,7 +80,7 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
     // after it names the new Run or child: one status write per step, not two.
     replanAfter: (a) => a.type === 'createSnapshot' || a.type === 'createRun' || a.type === 'createChild',
     id: actionId,
-    apply: (action, target) => apply(action, target, deps, made),
+    apply: (action, target) => apply(action, target, deps),
     failed: (action, e) => {
       // The label comes before the status and is never skipped: a status that says Suspended is
       // always written after the label, so a missing label can only mean a resume.
@@ -210,12 +209,7 @@ function announce(
 }
 
 /** One action; the suspended label returns the run as patched, for the status write that follows. */
-async function apply(
-  action: Action,
-  run: WorkflowRun,
-  deps: ReconcileDeps,
-  made: { snapshot?: WorkflowRunSpec },
-): Promise<WorkflowRun | void> {
+async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Promise<WorkflowRun | void> {
   const namespace = run.metadata.namespace ?? '';
   switch (action.type) {
     case 'setSuspendedLabel':
@@ -223,11 +217,9 @@ async function apply(
     case 'deleteWorkflowRun':
       return deleteWorkflowRun(run, deps);
     case 'createSnapshot':
-      // One that exists already (a reconcile before a restart made it) is read: the run goes on
-      // from it if it is the run's own.
-      made.snapshot = (await createSnapshot(run, action.name, action.spec, deps))
-        ? action.spec
-        : await deps.snapshotSpecs.spec(run);
+      // One that exists already (a reconcile before a restart made it) is read into the memo if it
+      // is the run's own.
+      if (!(await createSnapshot(run, action.name, action.spec, deps))) await deps.snapshotSpecs.spec(run);
       return;
     case 'createRun':
       await createOrAdopt(

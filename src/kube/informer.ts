@@ -310,12 +310,15 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
 
   private upsert(received: T, written = false): void {
     const obj = cachedStrings.internAll(this.transform(received));
-    const key = ResilientInformer.key(obj);
-    const over = this.overlaid.get(key);
-    if (over !== undefined && !written) {
-      // What the watch brings from before this process's own write is not news any more.
-      if (Number(obj.metadata?.resourceVersion) < over) return;
-      this.overlaid.delete(key);
+    // What the watch brings from before this process's own write is not news any more (the key is
+    // built only while some write is ahead of the watch: not for every event).
+    if (!written && this.overlaid.size > 0) {
+      const key = ResilientInformer.key(obj);
+      const over = this.overlaid.get(key);
+      if (over !== undefined) {
+        if (Number(obj.metadata?.resourceVersion) < over) return;
+        this.overlaid.delete(key);
+      }
     }
     const ns = obj.metadata?.namespace ?? '';
     let m = this.byNamespace.get(ns);
