@@ -7,6 +7,7 @@ import { log } from '../src/telemetry/log.js';
 import type { ExecuteOptions } from './execute.js';
 import type { FromLauncher, ToLauncher } from './launcher.js';
 import type { Runtime } from './runtime.js';
+import { sendToPeer } from './ipc.js';
 
 type StopReason = 'timeout' | 'cancel' | 'release';
 
@@ -64,6 +65,6 @@ export class Launcher {
   }
 
   private send(m: ToLauncher): void {
-    this.child.send(m);
+    void sendToPeer(this.child, m);
   }
 }

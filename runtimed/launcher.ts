@@ -8,6 +8,7 @@ import type { Run } from '../src/api/types.js';
 import { Execution, type ExecuteOptions } from './execute.js';
 import { log } from '../src/telemetry/log.js';
 import { BUILT_IN } from './runtime.js';
+import { sendToPeer } from './ipc.js';
 
 export type ToLauncher =
   | { type: 'start'; id: string; run: Run; runtime: string; opts: ExecuteOptions }
@@ -16,7 +17,7 @@ export type FromLauncher = { type: 'end'; id: string; ending: Awaited<Execution[
 
 const executions = new Map<string, Execution>();
 const slots = new Set<number>();
-const send = (m: FromLauncher) => process.send?.(m);
+const send = (m: FromLauncher) => void sendToPeer(process, m);
 
 process.on('message', (m: ToLauncher) => {
   if (m.type === 'stop') return executions.get(m.id)?.stop(m.reason);

@@ -291,6 +291,9 @@ async function main() {
   const executed = new Set(all.map((e) => e.key));
   let completed = 0;
   let failed = 0;
+  // Counted with the verdict: a run that finished after the bound (while the objects were counted)
+  // is still lost.
+  let lost = 0;
   let steps = 0;
   let runsExpected = 0;
   let childrenExpected = 0;
@@ -300,7 +303,10 @@ async function main() {
     childrenExpected += expected.children;
     for (const k of expected.keys) if (executed.has(k)) steps++;
     const f = finished.get(name);
-    if (!f) continue;
+    if (!f) {
+      lost++;
+      continue;
+    }
     const ok =
       f.run.status?.phase === 'Succeeded' &&
       Object.entries(expected.outputs).every(([job, outs]) =>
@@ -319,7 +325,6 @@ async function main() {
   const wfrObjects = await countObjects(c, 'workflowruns');
   const duplicatedObjects =
     Math.max(0, runObjects - runsExpected) + Math.max(0, wfrObjects - created.size - childrenExpected);
-  const lost = created.size - rootsFinished();
   roots.stop();
   const outcome = {
     faults,
