@@ -108,10 +108,59 @@ describe('a settled run (ended, for its generation)', () => {
       cancelRequested: false,
       ttlSecondsAfterFinished: 60,
     });
-    expect(cached.status).toEqual(run.status);
     expect(cached.metadata.managedFields).toBeUndefined();
     expect(bare(cached, 60_000).actions).toEqual([{ type: 'deleteWorkflowRun' }]);
     const running = { ...big, status: { ...big.status, phase: 'Running' as const } };
-    expect(workflowRunAsObserved(running).spec).toEqual(big.spec);
+    expect(workflowRunAsObserved(running)).toEqual({ ...running, metadata: cached.metadata });
+  });
+
+  it('is cached with what its caller, resource, Promise pipeline and retention read of its status', () => {
+    const at = new Date(T0).toISOString();
+    const run = settledRun(60);
+    const full: WorkflowRun = {
+      ...run,
+      status: {
+        phase: 'Failed',
+        progress: '2/2',
+        snapshotName: 'r-u',
+        startedAt: at,
+        finishedAt: at,
+        observedGeneration: 1,
+        message: 'job "b" failed',
+        outputs: { o: '1' },
+        stepStatus: { ready: true },
+        conditions: [{ type: 'Succeeded', status: 'False', reason: 'Failed', lastTransitionTime: at }],
+        jobs: {
+          a: {
+            phase: 'Succeeded',
+            attempts: 1,
+            startedAt: at,
+            finishedAt: at,
+            outputs: { x: 'y' },
+            steps: [
+              { name: 'skipped', phase: 'Succeeded' },
+              { name: 's', phase: 'Succeeded', runName: 'r-a-s', outputs: { k: 'v' } },
+            ],
+          },
+          b: { phase: 'Failed', workflowRunName: 'r-b', message: 'no', startedAt: at, finishedAt: at },
+        },
+      },
+    };
+    const cached = workflowRunAsObserved(full);
+    expect(cached.status).toEqual({
+      phase: 'Failed',
+      finishedAt: at,
+      observedGeneration: 1,
+      message: 'job "b" failed',
+      outputs: { o: '1' },
+      stepStatus: { ready: true },
+      jobs: {
+        a: { phase: 'Succeeded', outputs: { x: 'y' }, steps: [{}, { runName: 'r-a-s' }] },
+        b: { phase: 'Failed' },
+      },
+    });
+    // Still settled as cached, and planned again it keeps this status: nothing is written from it.
+    expect(settled(cached)).toBe(true);
+    expect(bare(cached, 1000)).toEqual({ status: cached.status, actions: [], requeueAfter: 59_000 });
   });
 });

@@ -29,9 +29,11 @@ export function settled(run: WorkflowRun): boolean {
 }
 
 /**
- * What a cache keeps of a WorkflowRun: a settled one without its steps, inputs and input files,
- * which nothing reads once it ended (its status, and of its spec the jobs' order, the cancel request
- * and the retention, stay: its caller reads its status, a Promise pipeline its jobs' files).
+ * What a cache keeps of a WorkflowRun: a settled one without its steps, inputs and input files, and
+ * of its status only what is read once it ended (its phase, message, outputs and what its steps
+ * wrote for its caller or resource; each job's phase, outputs and step Runs for a Promise
+ * pipeline's files; finishedAt for its retention). Its conditions, progress and times are not, and
+ * its status is never written from this copy: planned again, a settled run keeps it as it is.
  */
 export function workflowRunAsObserved(run: WorkflowRun): WorkflowRun {
   const metadata = metadataWithoutManagedFields(run.metadata);
@@ -54,7 +56,25 @@ export function workflowRunAsObserved(run: WorkflowRun): WorkflowRun {
       ...(cancelRequested !== undefined ? { cancelRequested } : {}),
       ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}),
     },
+    status: settledStatus(run.status ?? {}),
   };
+}
+
+function settledStatus(s: WorkflowRunStatus): WorkflowRunStatus {
+  const { phase, message, finishedAt, observedGeneration, outputs, stepStatus } = s;
+  const jobs = s.jobs
+    ? Object.fromEntries(
+        Object.entries(s.jobs).map(([name, j]) => [
+          name,
+          defined({
+            phase: j.phase,
+            outputs: j.outputs,
+            steps: j.steps?.map((step) => (step.runName ? { runName: step.runName } : {})),
+          }),
+        ]),
+      )
+    : undefined;
+  return defined({ phase, message, finishedAt, observedGeneration, outputs, stepStatus, jobs });
 }
 
 export function planWorkflowRun(o: Observed): Plan {
@@ -215,6 +235,11 @@ function retentionEnds(o: Observed, status: WorkflowRunStatus): number | undefin
 
 function stripUndefined<T extends object>(o: T): T {
   return JSON.parse(JSON.stringify(o)) as T;
+}
+
+/** The object without its undefined fields (one level; its values are kept as they are). */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
 /**
