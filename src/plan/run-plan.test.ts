@@ -39,4 +39,33 @@ describe('runAsObserved', () => {
     delete uncancelled.cancelRequested;
     expect(runAsObserved({ ...run, spec: uncancelled }).spec).toEqual({ runtime: 'bash' });
   });
+
+  it("keeps of a claimed Run's status what the planners read, not the log tail, heartbeat, assignee or start", () => {
+    const at = '2026-12-05T10:00:00Z';
+    const kept = {
+      phase: 'Succeeded',
+      attempts: 2,
+      completionTime: at,
+      exitCode: 0,
+      reason: 'Completed',
+      message: 'done',
+      outputs: { k: 'v' },
+      control: { suspend: true },
+      stepStatus: { message: 'hi' },
+      outputFiles: { f: 'z' },
+    };
+    const claimed = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'Run',
+      metadata: { name: 'r', namespace: 'ns' },
+      spec: { runtime: 'bash' },
+      status: { ...kept, logTail: 'x'.repeat(4096), heartbeatTime: at, assignedTo: 'agent', startTime: at },
+    } as unknown as Run;
+    expect(runAsObserved(claimed).status).toEqual(kept);
+    const running = { ...claimed, status: { ...claimed.status, phase: 'Running' as const } };
+    expect(runAsObserved(running).status).toEqual({ ...kept, phase: 'Running' });
+    // Unclaimed, its status is kept whole: the controller writes it (reason NoAgent) from this copy.
+    const pending = { ...claimed, status: { ...claimed.status, phase: 'Pending' as const } };
+    expect(runAsObserved(pending).status).toEqual(pending.status);
+  });
 });

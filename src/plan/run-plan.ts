@@ -1,6 +1,7 @@
 // What planWorkflowRun reads and what it answers: the observed objects, the actions the controller
 // applies, and the per-job context the job planners share.
 import { metadataWithoutManagedFields } from '../api/objects.js';
+import { isClaimable } from '../runtime/lifecycle.js';
 import type {
   JobStatus,
   Run,
@@ -90,14 +91,17 @@ export interface CallJobCtx extends JobCtx {
 /**
  * What the planners read of a Run: its metadata, its status, and of its spec only the runtime and
  * the cancel request. The controller's cache keeps this much, so a Run's script, environment and
- * files (up to 256 KiB of them) are not held there for every Run of the cluster.
+ * files (up to 256 KiB of them) are not held there for every Run of the cluster. Once an agent has
+ * claimed it, neither is what only the agent and its users read: the log tail (4 KiB), heartbeat,
+ * assignee and start time; the controller writes the status of an unclaimed Run alone.
  */
 export function runAsObserved(run: Run): Run {
   const metadata = metadataWithoutManagedFields(run.metadata);
   const { runtime, cancelRequested } = run.spec;
-  return {
-    ...run,
-    metadata,
-    spec: { runtime, ...(cancelRequested !== undefined ? { cancelRequested } : {}) },
-  };
+  const spec = { runtime, ...(cancelRequested !== undefined ? { cancelRequested } : {}) };
+  if (!run.status || isClaimable(run)) return { ...run, metadata, spec };
+  const status = Object.fromEntries(Object.entries(run.status).filter(([k]) => !AGENT_ONLY.has(k)));
+  return { ...run, metadata, spec, status };
 }
+
+const AGENT_ONLY = new Set(['logTail', 'heartbeatTime', 'assignedTo', 'startTime']);
