@@ -11,6 +11,7 @@ import { SnapshotSpecs, type Snapshot } from './snapshots.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps } from './workflowrun.js';
 
 const NOW = new Date('2026-12-05T10:00:00Z');
+const name = snapshotName('release', 'uid-1');
 
 function cache<
   T extends { metadata: { namespace?: string; name?: string; labels?: Record<string, string> } },
@@ -93,11 +94,13 @@ function deps(o: {
   stored?: Snapshot[];
   conflicting?: Snapshot;
   refuse?: Record<string, number>;
+  /** The run's status as cached (none: never planned). */
+  status?: WorkflowRun['status'];
 }) {
   const client = recordingClient(o.refuse, o.stored, o.conflicting);
   const events: string[] = [];
   const caches: Caches = {
-    workflowRuns: cache([run]),
+    workflowRuns: cache([o.status ? { ...run, status: o.status } : run]),
     runs: cache(o.runs ?? []),
     workflows: cache<Workflow>([]),
   };
@@ -116,16 +119,15 @@ describe('reconcileWorkflowRun', () => {
   it('writes the snapshot first, runs from the spec it wrote there, and writes the status once', async () => {
     const { d, calls } = deps({});
     await reconcileWorkflowRun('ns/release', d);
-    const name = snapshotName('release', 'uid-1');
+    // A run never planned has no snapshot to read: it is written without asking first.
     expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
-      `get controllerrevisions/${name}`,
       `create controllerrevisions/${name}`,
       'create runs/release-build-main',
       'status workflowruns/release',
     ]);
-    const snapshotWritten = calls[1]?.body as Snapshot;
+    const snapshotWritten = calls[0]?.body as Snapshot;
     expect(snapshotWritten.data?.spec).toEqual(run.spec);
-    expect((calls[3]?.body as WorkflowRun).status).toMatchObject({ phase: 'Running' });
+    expect((calls[2]?.body as WorkflowRun).status).toMatchObject({ phase: 'Running', snapshotName: name });
     // The spec it wrote is remembered: the next reconcile reads nothing.
     const after = calls.length;
     await reconcileWorkflowRun('ns/release', d);
@@ -133,7 +135,8 @@ describe('reconcileWorkflowRun', () => {
   });
 
   it('goes on from the snapshot it finds (a restart): read once, then remembered', async () => {
-    const { d, calls } = deps({ stored: [snapshot] });
+    const planned = { phase: 'Pending' as const, snapshotName: snapshot.metadata.name };
+    const { d, calls } = deps({ stored: [snapshot], status: planned });
     await reconcileWorkflowRun('ns/release', d);
     expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([
       `get controllerrevisions/${snapshot.metadata.name}`,
@@ -145,13 +148,8 @@ describe('reconcileWorkflowRun', () => {
     expect(calls.slice(after).filter((c) => c.verb === 'get')).toEqual([]);
   });
 
-  // Not there, its create refused (409: it exists), then read.
-  const name = snapshotName('release', 'uid-1');
-  const adopting = [
-    `get controllerrevisions/${name}`,
-    `create controllerrevisions/${name}`,
-    `get controllerrevisions/${name}`,
-  ];
+  // Its create refused (409: it exists, made by a reconcile cut short), then read.
+  const adopting = [`create controllerrevisions/${name}`, `get controllerrevisions/${name}`];
 
   it("goes on from a snapshot made meanwhile when it is the run's own (its create refused: 409)", async () => {
     const { d, calls } = deps({
@@ -177,7 +175,7 @@ describe('reconcileWorkflowRun', () => {
     const { d, calls } = deps({ stored: [other], refuse: { [`create controllerrevisions/${name}`]: 409 } });
     await reconcileWorkflowRun('ns/release', d);
     expect(calls.map((c) => `${c.verb} ${c.what}`)).toEqual([...adopting, 'status workflowruns/release']);
-    expect((calls[3]?.body as WorkflowRun).status).toMatchObject({ phase: 'Pending', snapshotName: name });
+    expect((calls[2]?.body as WorkflowRun).status).toMatchObject({ phase: 'Pending', snapshotName: name });
   });
 
   it('creates the first Run from the snapshot it wrote, and writes the status with the cached resourceVersion', async () => {

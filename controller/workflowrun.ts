@@ -10,6 +10,7 @@ import { isDeterministicRefusal } from '../src/kube/retry.js';
 import { LABEL_PARENT_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { ownerReference } from '../src/plan/build-objects.js';
 import { NO_AGENT } from '../src/runtime/agents.js';
+import { isClaimable } from '../src/runtime/lifecycle.js';
 import {
   planWorkflowRun,
   settled,
@@ -92,21 +93,29 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
     statusResource: 'workflowruns/status',
     writes: deps.writes,
     // PUT with the cached resourceVersion: a stale cache gets a conflict and the key is retried.
-    writeStatus: async (run, status) =>
-      caches.workflowRuns.written(
+    writeStatus: async (run, status) => {
+      // A settled run is cached with part of its status (workflowRunAsObserved): never written back.
+      if (settled(run)) throw new Error(`${key}: a settled run's status is not written from the cache`);
+      return caches.workflowRuns.written(
         await deps.kube.replaceStatus<WorkflowRun>(
           { ...crd('workflowruns', namespace), name },
           { ...run, status },
         ),
-      ),
+      );
+    },
     announce: (before, after) => announce(cached, before ?? {}, after, deps.events),
     clock: deps.clock,
   });
 }
 
-/** The spec of the run's own snapshot, unless the run is settled and needs none. */
+/**
+ * The spec of the run's own snapshot. A settled run needs none. A run never planned (no snapshotName
+ * in its status) has none to read: the plan writes it, and if a reconcile cut short by a restart had
+ * written it already, the create is refused (409) and the snapshot read then.
+ */
 async function snapshotSpec(run: WorkflowRun, deps: ReconcileDeps): Promise<WorkflowRunSpec | undefined> {
-  return settled(run) ? undefined : deps.snapshotSpecs.spec(run);
+  if (settled(run) || !run.status?.snapshotName) return undefined;
+  return deps.snapshotSpecs.spec(run);
 }
 
 /** The run's Runs and child runs as the caches hold them now (read again for each plan). */
@@ -319,6 +328,8 @@ async function setSuspendedLabel(
  * resourceVersion, so it never overwrites a claim: a conflict means an agent took the Run.
  */
 async function markNoAgent(run: Run, message: string, deps: ReconcileDeps): Promise<void> {
+  // A claimed Run is cached with part of its status (runAsObserved): never written back.
+  if (!isClaimable(run)) throw new Error(`run ${run.metadata.name}: a claimed Run's status is not written`);
   deps.writes?.inc({ verb: 'update', resource: 'runs/status' });
   try {
     await deps.kube.replaceStatus(
