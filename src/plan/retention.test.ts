@@ -155,7 +155,7 @@ describe('a settled run (ended, for its generation)', () => {
       outputs: { o: '1' },
       stepStatus: { ready: true },
       jobs: {
-        a: { phase: 'Succeeded', outputs: { x: 'y' }, steps: [{}, { runName: 'r-a-s' }] },
+        a: { phase: 'Succeeded', attempts: 1, outputs: { x: 'y' }, steps: [{}, { runName: 'r-a-s' }] },
         b: { phase: 'Failed' },
       },
     });

@@ -31,9 +31,10 @@ export function settled(run: WorkflowRun): boolean {
 /**
  * What a cache keeps of a WorkflowRun: a settled one without its steps, inputs and input files, and
  * of its status only what is read once it ended (its phase, message, outputs and what its steps
- * wrote for its caller or resource; each job's phase, outputs and step Runs for a Promise
- * pipeline's files; finishedAt for its retention). Its conditions, progress and times are not, and
- * its status is never written from this copy: planned again, a settled run keeps it as it is.
+ * wrote, for its caller or resource; each job's phase, attempts, outputs and step Runs, for a
+ * resource's pipeline entries and files; finishedAt, for its retention). Its conditions, progress
+ * and times are not, and its status is never written from this copy: planned again, a settled run
+ * keeps it as it is.
  */
 export function workflowRunAsObserved(run: WorkflowRun): WorkflowRun {
   const metadata = metadataWithoutManagedFields(run.metadata);
@@ -68,6 +69,7 @@ function settledStatus(s: WorkflowRunStatus): WorkflowRunStatus {
           name,
           defined({
             phase: j.phase,
+            attempts: j.attempts,
             outputs: j.outputs,
             steps: j.steps?.map((step) => (step.runName ? { runName: step.runName } : {})),
           }),
