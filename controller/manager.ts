@@ -13,6 +13,7 @@ import type http from 'node:http';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import type { PromiseObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import type { KubeAccess } from '../src/kube/access.js';
+import { cachedValues } from '../src/kube/intern.js';
 import { KubeClient } from '../src/kube/rest.js';
 import { defineController, keyOf } from '../src/kube/controller/controller.js';
 import { ControllerManager } from '../src/kube/controller/manager.js';
@@ -287,12 +288,12 @@ function workflowCaches(m: ControllerManager): Caches {
     workflowRuns: m.informer<WorkflowRun>({
       path: `${API}/workflowruns`,
       indexLabels: [LABEL_PARENT_UID, LABEL_RESOURCE_UID],
-      transform: workflowRunAsObserved,
+      transform: (run: WorkflowRun) => workflowRunAsObserved(run, cachedValues),
     }),
     runs: m.informer<Run>({
       path: `${API}/runs`,
       indexLabels: [LABEL_WORKFLOWRUN_UID],
-      transform: runAsObserved,
+      transform: (run: Run) => runAsObserved(run, cachedValues),
     }),
     workflows: m.informer<Workflow>({ path: `${API}/workflows` }),
   };

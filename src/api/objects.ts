@@ -58,3 +58,17 @@ export function sameStatus(a: object | undefined, b: object | undefined): boolea
 export function metadataWithoutManagedFields<M extends object>(metadata: M): M {
   return Object.fromEntries(Object.entries(metadata).filter(([k]) => k !== 'managedFields')) as M;
 }
+
+/**
+ * A deep copy of a JSON object as JSON.parse lays it out: V8 gives each parsed object exactly the
+ * fields it has, where an object built by spreading or Object.fromEntries keeps room for more (a
+ * cached object that is kept for long is worth the copy).
+ */
+export function compactCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Where a cache keeps one instance of each repeated small value (src/kube/intern.ts). */
+export interface SharedValues {
+  share<T extends object>(value: T): T;
+}

@@ -1,4 +1,5 @@
 import type { WorkflowRun } from '../api/types.js';
+import type { SharedValues } from '../api/objects.js';
 import { planWorkflowRun, settled, workflowRunAsObserved } from './workflowrun.js';
 
 const T0 = Date.parse('2026-12-03T10:00:00Z');
@@ -163,4 +164,32 @@ describe('a settled run (ended, for its generation)', () => {
     expect(settled(cached)).toBe(true);
     expect(bare(cached, 1000)).toEqual({ status: cached.status, actions: [], requeueAfter: 59_000 });
   });
+
+  it('shares the spec of settled runs of one workflow, their own parts stay their own', () => {
+    const values = sharedValues();
+    const run = settledRun(60);
+    const other = { ...run, metadata: { ...run.metadata, name: 'r2', uid: 'u2' } };
+    const a = workflowRunAsObserved(run, values);
+    const b = workflowRunAsObserved(other, values);
+    expect(b.spec).toBe(a.spec);
+    expect(b.metadata).toEqual(other.metadata);
+    expect(b).toEqual(workflowRunAsObserved(other));
+    // The copy is its own, not the object the watch brought.
+    expect(a.status).not.toBe(run.status);
+    // A run not settled is its own, spec included.
+    const running = { ...run, status: { ...run.status, phase: 'Running' as const } };
+    expect(workflowRunAsObserved(running, values).spec).toBe(running.spec);
+  });
 });
+
+/** Shares by JSON text, as the controller's pool does (src/kube/intern.ts, tested there). */
+function sharedValues(): SharedValues {
+  const kept = new Map<string, object>();
+  return {
+    share<T extends object>(value: T): T {
+      const text = JSON.stringify(value);
+      if (!kept.has(text)) kept.set(text, value);
+      return kept.get(text) as T;
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Run } from '../api/types.js';
+import type { SharedValues } from '../api/objects.js';
 import { runAsObserved } from './run-plan.js';
 
 describe('runAsObserved', () => {
@@ -68,4 +69,35 @@ describe('runAsObserved', () => {
     const pending = { ...claimed, status: { ...claimed.status, phase: 'Pending' as const } };
     expect(runAsObserved(pending).status).toEqual(pending.status);
   });
+
+  it('shares the spec of ended Runs; a Run still running keeps its own', () => {
+    const values = sharedValues();
+    const run = (name: string, phase: string) =>
+      ({
+        apiVersion: 'kruntimes.io/v1alpha1',
+        kind: 'Run',
+        metadata: { name, namespace: 'ns' },
+        spec: { runtime: 'bash', script: `echo ${name}` },
+        status: { phase, exitCode: 0 },
+      }) as unknown as Run;
+    const a = runAsObserved(run('a', 'Succeeded'), values);
+    const b = runAsObserved(run('b', 'Failed'), values);
+    expect(b.spec).toBe(a.spec);
+    expect(b).toEqual({ ...runAsObserved(run('b', 'Failed')), status: { phase: 'Failed', exitCode: 0 } });
+    const running = runAsObserved(run('c', 'Running'), values);
+    expect(running.spec).toEqual({ runtime: 'bash' });
+    expect(running.spec).not.toBe(a.spec);
+  });
 });
+
+/** Shares by JSON text, as the controller's pool does (src/kube/intern.ts, tested there). */
+function sharedValues(): SharedValues {
+  const kept = new Map<string, object>();
+  return {
+    share<T extends object>(value: T): T {
+      const text = JSON.stringify(value);
+      if (!kept.has(text)) kept.set(text, value);
+      return kept.get(text) as T;
+    },
+  };
+}

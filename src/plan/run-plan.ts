@@ -1,7 +1,7 @@
 // What planWorkflowRun reads and what it answers: the observed objects, the actions the controller
 // applies, and the per-job context the job planners share.
-import { metadataWithoutManagedFields } from '../api/objects.js';
-import { isClaimable } from '../runtime/lifecycle.js';
+import { compactCopy, metadataWithoutManagedFields, type SharedValues } from '../api/objects.js';
+import { isClaimable, isTerminal } from '../runtime/lifecycle.js';
 import type {
   JobStatus,
   Run,
@@ -93,15 +93,19 @@ export interface CallJobCtx extends JobCtx {
  * the cancel request. The controller's cache keeps this much, so a Run's script, environment and
  * files (up to 256 KiB of them) are not held there for every Run of the cluster. Once an agent has
  * claimed it, neither is what only the agent and its users read: the log tail (4 KiB), heartbeat,
- * assignee and start time; the controller writes the status of an unclaimed Run alone.
+ * assignee and start time; the controller writes the status of an unclaimed Run alone. An ended
+ * Run, kept until its WorkflowRun goes, is compacted, and its spec shared through `values`.
  */
-export function runAsObserved(run: Run): Run {
+export function runAsObserved(run: Run, values?: SharedValues): Run {
   const metadata = metadataWithoutManagedFields(run.metadata);
   const { runtime, cancelRequested } = run.spec;
   const spec = { runtime, ...(cancelRequested !== undefined ? { cancelRequested } : {}) };
   if (!run.status || isClaimable(run)) return { ...run, metadata, spec };
   const status = Object.fromEntries(Object.entries(run.status).filter(([k]) => !AGENT_ONLY.has(k)));
-  return { ...run, metadata, spec, status };
+  if (!isTerminal(run)) return { ...run, metadata, spec, status };
+  const kept = compactCopy({ ...run, metadata, spec, status });
+  if (values) kept.spec = values.share(kept.spec);
+  return kept;
 }
 
 const AGENT_ONLY = new Set(['logTail', 'heartbeatTime', 'assignedTo', 'startTime']);

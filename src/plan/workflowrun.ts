@@ -3,7 +3,7 @@
 // its kind (inline-job.ts, call-job.ts) in the order of its needs; the run's phase and message follow
 // from its jobs'. Pure: the controller loads what is observed, applies the actions, and requeues.
 import { jobEnded, workflowRunEnded } from '../api/phases.js';
-import { metadataWithoutManagedFields } from '../api/objects.js';
+import { compactCopy, metadataWithoutManagedFields, type SharedValues } from '../api/objects.js';
 import type { JobSpec, JobStatus, WorkflowRun, WorkflowRunStatus } from '../api/types.js';
 import type { Contexts } from '../expr/index.js';
 import { topologicalOrder, upstreamJobs } from '../graph/jobs.js';
@@ -34,9 +34,10 @@ export function settled(run: WorkflowRun): boolean {
  * wrote, for its caller or resource; each job's phase, attempts, outputs and step Runs, for a
  * resource's pipeline entries and files; finishedAt, for its retention). Its conditions, progress
  * and times are not, and its status is never written from this copy: planned again, a settled run
- * keeps it as it is.
+ * keeps it as it is. Kept for as long as its retention lasts, it is compacted, and its spec (the
+ * same for every run of one workflow) shared through `values`.
  */
-export function workflowRunAsObserved(run: WorkflowRun): WorkflowRun {
+export function workflowRunAsObserved(run: WorkflowRun, values?: SharedValues): WorkflowRun {
   const metadata = metadataWithoutManagedFields(run.metadata);
   if (!settled(run)) return { ...run, metadata };
   const { cancelRequested, ttlSecondsAfterFinished } = run.spec;
@@ -49,7 +50,7 @@ export function workflowRunAsObserved(run: WorkflowRun): WorkflowRun {
       } as JobSpec,
     ]),
   );
-  return {
+  const kept = compactCopy({
     ...run,
     metadata,
     spec: {
@@ -58,7 +59,9 @@ export function workflowRunAsObserved(run: WorkflowRun): WorkflowRun {
       ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}),
     },
     status: settledStatus(run.status ?? {}),
-  };
+  });
+  if (values) kept.spec = values.share(kept.spec);
+  return kept;
 }
 
 function settledStatus(s: WorkflowRunStatus): WorkflowRunStatus {
