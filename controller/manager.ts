@@ -134,6 +134,9 @@ export class Manager {
         ],
         reconcile: (key) => reconcileWorkflowRun(key, deps),
         workers: this.opts.workers,
+        // Finished runs wait a week for their retention by default: the hourly resync wakes them,
+        // instead of a timer each.
+        resyncMs: WORKFLOWRUN_RESYNC_MS,
       }),
     );
     await m.add(
@@ -281,6 +284,8 @@ async function missingRights(kube: KubeClient, api: ResourceApi): Promise<string
   );
   return answers.filter((a): a is string => a !== undefined);
 }
+
+const WORKFLOWRUN_RESYNC_MS = 60 * 60_000;
 
 /** The caches the WorkflowRun reconciler reads, each keeping only what planning needs. */
 function workflowCaches(m: ControllerManager): Caches {

@@ -27,6 +27,11 @@ export class WorkQueue {
     return this.queued.size;
   }
 
+  /** Keys waiting for their time (addAfter, backoff). */
+  get timed(): number {
+    return this.later.size;
+  }
+
   add(key: string): void {
     if (this.closed) return;
     if (this.processing.has(key)) {

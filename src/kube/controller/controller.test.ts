@@ -80,6 +80,52 @@ describe('the controller runtime', () => {
     await c.stop();
   });
 
+  it('queues every cached object again each resync, and keeps no timer the resync comes before', async () => {
+    const source = new StubSource<KubeObject>();
+    const runs: [string, number][] = [];
+    // Each key asks once: 'far' for longer than the resync, 'near' for less. Only 'near' is timed.
+    const asks = new Map<string, number>([
+      ['ns/far', 7_200_000],
+      ['ns/near', 1000],
+    ]);
+    const c = new Controller(
+      defineController({
+        name: 'resync',
+        for: source,
+        reconcile: async (key) => {
+          runs.push([key, Date.now() - t0]);
+          const after = asks.get(key);
+          asks.delete(key);
+          return after === undefined ? undefined : { requeueAfter: after };
+        },
+        workers: 1,
+        resyncMs: 3_600_000,
+      }),
+    );
+    const t0 = Date.now();
+    source.items.push(obj('far'), obj('near'));
+    c.watch();
+    c.start();
+    await settle();
+    expect(c.queue.timed).toBe(1);
+    jest.advanceTimersByTime(1000);
+    await settle();
+    expect(c.queue.timed).toBe(0);
+    jest.advanceTimersByTime(3_599_000);
+    await settle();
+    expect(runs).toEqual([
+      ['ns/far', 0],
+      ['ns/near', 0],
+      ['ns/near', 1000],
+      ['ns/far', 3_600_000],
+      ['ns/near', 3_600_000],
+    ]);
+    await c.stop();
+    jest.advanceTimersByTime(3_600_000);
+    await settle();
+    expect(runs).toHaveLength(5);
+  });
+
   it('runs a key again after requeueAfter, and an earlier timed requeue is not pushed back by a later one', async () => {
     const source = new StubSource<KubeObject>();
     const runs: number[] = [];

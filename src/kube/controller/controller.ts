@@ -62,6 +62,12 @@ export interface ControllerSpec<T extends KubeObject = KubeObject> {
   }[];
   reconcile: (key: string) => Promise<Result | void>;
   workers?: number;
+  /**
+   * Every this many ms, every cached object of `for` is queued again (controller-runtime's
+   * SyncPeriod), and a requeueAfter as long or longer is not kept: the resync comes first. So
+   * thousands of finished runs each waiting days for their retention hold no timer each.
+   */
+  resyncMs?: number;
 }
 
 export function defineController<T extends KubeObject>(spec: ControllerSpec<T>): ControllerSpec<T> {
@@ -90,6 +96,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   private readonly unhook: (() => void)[] = [];
   private workers: Promise<void>[] = [];
   private running = false;
+  private resync: NodeJS.Timeout | undefined;
 
   constructor(
     readonly spec: ControllerSpec<T>,
@@ -131,14 +138,23 @@ export class Controller<T extends KubeObject = KubeObject> {
   start(): void {
     if (this.running) return;
     this.running = true;
-    for (const o of this.spec.for.list()) this.queue.add(keyOf(o));
+    this.queueAll();
+    if (this.spec.resyncMs !== undefined) {
+      this.resync = setInterval(() => this.queueAll(), this.spec.resyncMs);
+      this.resync.unref();
+    }
     for (let i = 0; i < (this.spec.workers ?? 4); i++) this.workers.push(this.work());
+  }
+
+  private queueAll(): void {
+    for (const o of this.spec.for.list()) this.queue.add(keyOf(o));
   }
 
   /** Unhooks the handlers, stops taking keys and waits for reconciles in flight. */
   async stop(): Promise<void> {
     this.unhook.splice(0).forEach((u) => u());
     this.running = false;
+    clearInterval(this.resync);
     this.queue.shutdown();
     await Promise.all(this.workers);
     this.workers = [];
@@ -154,7 +170,9 @@ export class Controller<T extends KubeObject = KubeObject> {
       try {
         const result = await this.spec.reconcile(key);
         this.queue.forget(key);
-        if (result?.requeueAfter !== undefined) this.queue.addAfter(key, result.requeueAfter);
+        const after = result?.requeueAfter;
+        if (after !== undefined && !(after >= (this.spec.resyncMs ?? Infinity)))
+          this.queue.addAfter(key, after);
         this.metrics?.reconciles.inc({
           controller,
           result: result?.requeueAfter !== undefined ? 'requeue' : 'ok',
