@@ -2,7 +2,7 @@
 // every value, so ten thousand cached Runs hold ten thousand copies of their apiVersion, kind,
 // namespace, runtime and phase; a heap snapshot of the controller with 10,000 finished runs cached
 // showed 28 MiB of strings, 17 MiB of it copies (docs/benchmarks.md, "Memory"). The same holds for
-// the small objects every finished Run repeats: its spec `{runtime}`, its status `{phase}`.
+// the small objects finished runs repeat: a Run's spec `{runtime}`, a WorkflowRun's jobs.
 //
 // Each pool has two generations: a value seen again while in either is shared and kept; one seen
 // once (a UID, a timestamp) ages out when the newer generation fills, so the pool stays bounded.
