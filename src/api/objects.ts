@@ -60,9 +60,9 @@ export function metadataWithoutManagedFields<M extends object>(metadata: M): M {
 }
 
 /**
- * A deep copy of a JSON object as JSON.parse lays it out: V8 gives each parsed object exactly the
- * fields it has, where an object built by spreading or Object.fromEntries keeps room for more (a
- * cached object that is kept for long is worth the copy).
+ * A deep copy of a JSON object as JSON.parse lays it out: without its undefined fields (a status
+ * compared with the stored one), and with each object exactly the fields it has, where V8 keeps
+ * room for more in one built by spreading or Object.fromEntries (a cached object kept for long).
  */
 export function compactCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;

@@ -105,7 +105,7 @@ export function planWorkflowRun(o: Observed): Plan {
   );
   if (suspendedHere !== (run.metadata.labels?.[LABEL_SUSPENDED] === 'true'))
     actions.unshift({ type: 'setSuspendedLabel', value: suspendedHere });
-  const plan: Plan = { status: stripUndefined(status), actions };
+  const plan: Plan = { status: compactCopy(status), actions };
   retain(o, status, plan, timers);
   // A timer is a wake-up, not a promise: a long one is cut to a day and planned again then.
   if (timers.length > 0) plan.requeueAfter = Math.min(Math.max(0, Math.min(...timers)), DAY_MS);
@@ -236,10 +236,6 @@ function retentionEnds(o: Observed, status: WorkflowRunStatus): number | undefin
   if (o.run.metadata.ownerReferences?.some((r) => r.kind === 'WorkflowRun')) return undefined;
   const ttl = o.run.spec.ttlSecondsAfterFinished ?? o.defaultTtlSeconds;
   return ttl === undefined ? undefined : Date.parse(status.finishedAt) + ttl * 1000;
-}
-
-function stripUndefined<T extends object>(o: T): T {
-  return JSON.parse(JSON.stringify(o)) as T;
 }
 
 /** The object without its undefined fields (one level; its values are kept as they are). */
