@@ -2,17 +2,12 @@
 // snapshot's spec never changes and only a run still running reads its own, so the spec is kept in
 // a bounded memo, filled as the controller writes each one, and read from the API server when a
 // running run's is not there (after a restart). A cluster of finished runs costs no memory for them.
-import type { ObjectMeta, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
+import type { WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { statusCode, type KubeClient } from '../src/kube/rest.js';
 import { snapshotName } from '../src/names.js';
+import type { Snapshot } from '../src/plan/build-objects.js';
 
-export interface Snapshot {
-  apiVersion: 'apps/v1';
-  kind: 'ControllerRevision';
-  metadata: ObjectMeta;
-  data?: { spec?: WorkflowRunSpec };
-  revision: number;
-}
+export type { Snapshot };
 
 /** Specs of this many runs are kept: well above the runs a controller has running at once. */
 export const SNAPSHOT_MEMO_SIZE = 4096;

@@ -8,7 +8,7 @@ import { ResilientInformer } from '../src/kube/informer.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
 import { LABEL_PARENT_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
-import { ownerReference } from '../src/plan/build-objects.js';
+import { buildSnapshot } from '../src/plan/build-objects.js';
 import { NO_AGENT } from '../src/runtime/agents.js';
 import { isClaimable } from '../src/runtime/lifecycle.js';
 import {
@@ -276,17 +276,7 @@ function createSnapshot(
     async () => {
       await deps.kube.create<Snapshot>(
         { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespace },
-        {
-          apiVersion: 'apps/v1',
-          kind: 'ControllerRevision',
-          metadata: {
-            name,
-            labels: { [LABEL_WORKFLOWRUN_UID]: run.metadata.uid ?? '' },
-            ownerReferences: [ownerReference(run)],
-          },
-          data: { spec },
-          revision: 1,
-        },
+        buildSnapshot(run, name, spec),
       );
       deps.snapshotSpecs.remember(run.metadata.uid ?? '', spec);
     },

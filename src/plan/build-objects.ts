@@ -1,5 +1,5 @@
 // The objects a WorkflowRun creates, with deterministic names, owner references and labels.
-import type { JobSpec, Run, StepSpec, WorkflowRun } from '../api/types.js';
+import type { JobSpec, ObjectMeta, Run, StepSpec, WorkflowRun, WorkflowRunSpec } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
 import { controllerReference } from '../api/objects.js';
 import {
@@ -14,6 +14,29 @@ import type { Materialized } from '../render/materialize.js';
 
 export function ownerReference(run: WorkflowRun) {
   return controllerReference({ ...run, apiVersion: API_VERSION, kind: 'WorkflowRun' });
+}
+
+/** A WorkflowRun's snapshot: the spec it runs from, frozen when the run began. */
+export interface Snapshot {
+  apiVersion: 'apps/v1';
+  kind: 'ControllerRevision';
+  metadata: ObjectMeta;
+  data?: { spec?: WorkflowRunSpec };
+  revision: number;
+}
+
+export function buildSnapshot(run: WorkflowRun, name: string, spec: WorkflowRunSpec): Snapshot {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: {
+      name,
+      labels: { [LABEL_WORKFLOWRUN_UID]: run.metadata.uid ?? '' },
+      ownerReferences: [ownerReference(run)],
+    },
+    data: { spec },
+    revision: 1,
+  };
 }
 
 export type RunEnv = NonNullable<Run['spec']['env']>;
