@@ -6,6 +6,10 @@
 // aims (docs/benchmarks.md), their figures, the ratio to the Go engine's recorded figure where there
 // is one, and whether each holds. Figures only, nothing asserted.
 //
+// Before the controller's rounds, the floor (controller-floor.ts): one round of the same workload
+// whose API writes one client makes directly while the controller is stopped, the most this API
+// server allows here; the controller's median is printed as a share of it.
+//
 // The Runs are completed by a stand-in executor in this process (watch, one status write per Run),
 // so the figure is the controller's alone; their runtime `bench-standin` is one runtimed does not
 // serve, and the stand-in holds an agent Lease for it, as runtimed would, so the controller sees
@@ -21,9 +25,11 @@ import { rawJson } from '../../src/kube/raw.js';
 import { crd, KubeClient } from '../../src/kube/rest.js';
 import { AGENT_LEASE_NAMESPACE, agentLease } from '../../src/runtime/agents.js';
 import { selfTimes } from '../../src/telemetry/profile.js';
+import { controllerPid, endControllerSupervision, startController } from '../harness/controller.js';
 import { eventually } from '../harness/eventually.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 import { stateDir } from '../harness/paths.js';
+import { floor } from './controller-floor.js';
 
 const RUNS = Number(process.env.KRT_BENCH_RUNS ?? 200);
 const ROUNDS = Number(process.env.KRT_BENCH_ROUNDS ?? 3);
@@ -36,7 +42,6 @@ const GO = { peakRssMiB: 64, writesPerStep: 2.3 };
 
 const controllerPort = () =>
   Number(/CONTROLLER_PORT=(\d+)/.exec(readFileSync(join(stateDir, 'ports.env'), 'utf8'))?.[1]);
-const controllerPid = () => Number(readFileSync(join(stateDir, 'pids', 'controller.pid'), 'utf8'));
 /** One field of /proc/<pid>/status, in MiB. */
 const statusMiB = (pid: number, field: string) =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) /
@@ -206,12 +211,7 @@ async function freshController(): Promise<number> {
   const before = controllerPid();
   process.kill(before, 'SIGTERM');
   await eventually(
-    async () =>
-      controllerPid() !== before &&
-      (await fetch(`http://127.0.0.1:${controllerPort()}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )),
+    async () => controllerPid() !== before && (await controllerReady()),
     60_000,
     'the controller started again and ready',
   );
@@ -235,7 +235,57 @@ async function profiled<T>(pid: number, during: () => Promise<T>): Promise<T> {
   return result;
 }
 
+const controllerReady = () =>
+  fetch(`http://127.0.0.1:${controllerPort()}/readyz`).then(
+    (r) => r.ok,
+    () => false,
+  );
+
+/** The floor's round, with the controller stopped for it and started again after. */
+async function floorRound(): Promise<{ stepsPerSecond: number; p50: number }> {
+  const c = await testCluster('ctrlfloor');
+  const pid = controllerPid();
+  endControllerSupervision();
+  process.kill(pid, 'SIGTERM');
+  await eventually(async () => !alive(pid), 60_000, 'the controller stopped for the floor');
+  try {
+    const { seconds, latencies } = await floor(c.admin.kc, c.namespace, RUNS, CONCURRENCY, (name) =>
+      body(name, JOBS, STEPS),
+    );
+    const r = { stepsPerSecond: (RUNS * JOBS * STEPS) / seconds, p50: q(latencies, 0.5) };
+    console.log(
+      `floor: ${RUNS * JOBS * STEPS} steps in ${seconds.toFixed(1)} s, ${r.stepsPerSecond.toFixed(1)} steps/s, ` +
+        `p50 ${r.p50.toFixed(0)} ms, p99 ${q(latencies, 0.99).toFixed(0)} ms`,
+    );
+    return r;
+  } finally {
+    // Gone before the controller starts, so that its figure at rest holds none of the floor's runs.
+    await c.cleanup();
+    await eventually(
+      async () =>
+        await c.admin.core.readNamespace({ name: c.namespace }).then(
+          () => false,
+          () => true,
+        ),
+      300_000,
+      "the floor's namespace deleted",
+    );
+    startController();
+    await eventually(controllerReady, 60_000, 'the controller started again and ready');
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function main() {
+  const bottom = await floorRound();
   const pid = await freshController();
   // Settling after the start (first lists, JIT): a figure, not a wait on state.
   await new Promise((r) => setTimeout(r, 10_000));
@@ -303,6 +353,12 @@ async function main() {
   console.log(
     `\ncontroller RSS in MiB: at rest ${idleParts}; at the peak ${peakRound.peakParts}; ` +
       `with ${HISTORY} finished runs ${historyParts}`,
+  );
+  console.log(
+    `floor (the same writes by one client, the controller stopped): ${bottom.stepsPerSecond.toFixed(1)} ` +
+      `steps/s, p50 ${(bottom.p50 / 1000).toFixed(2)} s; the controller's median throughput is ` +
+      `${(median(sps) / bottom.stepsPerSecond).toFixed(2)} of it, and 120 steps/s is ` +
+      `${bottom.stepsPerSecond >= 120 ? '' : 'not '}within this API server's reach here`,
   );
   h.stop();
   await dropLease();
