@@ -17,7 +17,7 @@ import {
   LABEL_WORKFLOW_ROUND,
 } from '../labels.js';
 import { DEFAULT_DELETE_BACKOFF_LIMIT } from '../limits.js';
-import { condition } from '../api/objects.js';
+import { compactCopy, condition } from '../api/objects.js';
 import { buildPipelineRun, deletePipeline, runsOfType, workflowHash } from '../promise/pipeline.js';
 import {
   notingMissingWorkflows,
@@ -109,7 +109,7 @@ function deletionStatus(
   out.kruntimes = { ...(prev.kruntimes ?? {}), ...(d ? { delete: d } : {}) };
   const others = (prev.conditions ?? []).filter((c) => c.type !== 'DeleteWorkflowCompleted');
   out.conditions = cond ? [...others, cond] : others;
-  return JSON.parse(JSON.stringify(out)) as ResourceStatus;
+  return compactCopy(out);
 }
 
 /**

@@ -9,7 +9,6 @@ import type {
   PipelineStatus,
   PromiseObject,
   ResourceObject,
-  ResourceStatus,
   ResourceWorkflows,
   WorkflowRun,
 } from '../api/types.js';
@@ -23,6 +22,7 @@ import {
   LABEL_WORKFLOW_HASH,
   LABEL_WORKFLOW_ROUND,
 } from '../labels.js';
+import { compactCopy } from '../api/objects.js';
 import { DEFAULT_RECONCILE_INTERVAL } from '../limits.js';
 import { workName } from '../names.js';
 import type { Files } from '../promise/files.js';
@@ -121,7 +121,7 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
   const status = resourceStatus(o, state, workflows, observedGeneration, trigger && active, paused);
   announce(recorded, workflows, actions);
   announceConditions(resource.status?.conditions, status.conditions, actions);
-  const plan: ResourcePlan = { status: JSON.parse(JSON.stringify(status)) as ResourceStatus, actions };
+  const plan: ResourcePlan = { status: compactCopy(status), actions };
   if (ended && pipelines.length > 0 && !paused) {
     const at = Date.parse(workflows.completedAt ?? now) + interval - o.now.getTime();
     plan.requeueAfter = Math.min(Math.max(0, at), DAY_MS);

@@ -11,7 +11,7 @@ import type {
 } from '../api/types.js';
 import { API_VERSION } from '../api/crds.js';
 import { CONTAINER_RUNTIME } from '../api/patterns.js';
-import { controllerReference } from '../api/objects.js';
+import { compactCopy, controllerReference } from '../api/objects.js';
 import { ExprError, renderTemplate } from '../expr/index.js';
 import { formatFieldError } from '../fielderror.js';
 import { renderJobs } from '../render/jobs.js';
@@ -198,7 +198,7 @@ export function buildPipelineRun(
   /** For a configure pipeline: its attempt in the round (jobOptions.backoffLimit). */
   configureAttempt = 1,
 ): WorkflowRun | { error: string } {
-  const view = JSON.parse(JSON.stringify({ ...resource, status: undefined })) as Value;
+  const view = compactCopy<unknown>({ ...resource, status: undefined }) as Value;
   const generation = String(resource.metadata.generation ?? 1);
   let made: { jobs: Record<string, JobSpec> } | { error: string };
   try {
