@@ -1,6 +1,6 @@
 import type { WorkflowRun } from '../api/types.js';
-import type { SharedValues } from '../api/objects.js';
 import { planWorkflowRun, settled, workflowRunAsObserved } from './workflowrun.js';
+import { sharedValues } from './shared-values.testing.js';
 
 const T0 = Date.parse('2026-12-03T10:00:00Z');
 const done = (ttl?: number, owned = false): WorkflowRun => ({
@@ -181,15 +181,3 @@ describe('a settled run (ended, for its generation)', () => {
     expect(workflowRunAsObserved(running, values).spec).toBe(running.spec);
   });
 });
-
-/** Shares by JSON text, as the controller's pool does (src/kube/intern.ts, tested there). */
-function sharedValues(): SharedValues {
-  const kept = new Map<string, object>();
-  return {
-    share<T extends object>(value: T): T {
-      const text = JSON.stringify(value);
-      if (!kept.has(text)) kept.set(text, value);
-      return kept.get(text) as T;
-    },
-  };
-}

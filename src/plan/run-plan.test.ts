@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Run } from '../api/types.js';
-import type { SharedValues } from '../api/objects.js';
 import { runAsObserved } from './run-plan.js';
+import { sharedValues } from './shared-values.testing.js';
 
 describe('runAsObserved', () => {
   it('keeps metadata, status, runtime and the cancel request; drops the script, env, files and managedFields', () => {
@@ -89,15 +89,3 @@ describe('runAsObserved', () => {
     expect(running.spec).not.toBe(a.spec);
   });
 });
-
-/** Shares by JSON text, as the controller's pool does (src/kube/intern.ts, tested there). */
-function sharedValues(): SharedValues {
-  const kept = new Map<string, object>();
-  return {
-    share<T extends object>(value: T): T {
-      const text = JSON.stringify(value);
-      if (!kept.has(text)) kept.set(text, value);
-      return kept.get(text) as T;
-    },
-  };
-}
