@@ -29,26 +29,66 @@ describe('DueKeys', () => {
     expect(d.next()).toBeUndefined();
   });
 
-  it('keeps the earlier time of a key, and skips the entry an earlier time replaced', () => {
+  it('keeps the earlier time of a key', () => {
     const d = new DueKeys();
     expect(d.schedule('a', 100)).toBe(true);
     expect(d.schedule('a', 200)).toBe(false);
     expect(d.schedule('a', 50)).toBe(true);
-    expect(d.next()).toBe(50);
+    expect([d.size, d.next()]).toEqual([1, 50]);
     expect(d.take(60)).toEqual(['a']);
-    // The replaced entry at 100 is not a key due at 100.
+    // The time it had before is gone with it.
     expect(d.next()).toBeUndefined();
     expect(d.take(1000)).toEqual([]);
-  });
-
-  it('gives a key scheduled again after it was taken once, though a stale entry has its time', () => {
-    const d = new DueKeys();
-    d.schedule('a', 100);
-    d.schedule('a', 50);
-    expect(d.take(50)).toEqual(['a']);
     d.schedule('a', 100);
     expect(d.take(100)).toEqual(['a']);
-    expect(d.take(1000)).toEqual([]);
+  });
+
+  it('moves a key to a later time, or takes it out, when rescheduled', () => {
+    const d = new DueKeys();
+    d.schedule('a', 10);
+    d.schedule('b', 20);
+    expect(d.reschedule('a', 30)).toBe(true);
+    expect(d.reschedule('a', 30)).toBe(false);
+    expect(d.next()).toBe(20);
+    expect(d.reschedule('b', undefined)).toBe(true);
+    expect(d.reschedule('b', undefined)).toBe(false);
+    expect([d.size, d.next()]).toEqual([1, 30]);
+    expect(d.take(25)).toEqual([]);
+    expect(d.take(30)).toEqual(['a']);
+    expect(d.reschedule('c', 5)).toBe(true);
+    expect(d.take(5)).toEqual(['c']);
+  });
+
+  it('agrees with a plain map of key -> time through any mix of schedules, reschedules and takes', () => {
+    const d = new DueKeys();
+    const model = new Map<string, number>();
+    let seed = 11;
+    const rand = () => (seed = (seed * 48271) % 2147483647);
+    let now = 0;
+    for (let i = 0; i < 5000; i++) {
+      const key = `k${rand() % 200}`;
+      const op = rand() % 10;
+      const at = now + (rand() % 1000);
+      if (op < 4) {
+        d.schedule(key, at);
+        model.set(key, Math.min(at, model.get(key) ?? Infinity));
+      } else if (op < 7) {
+        d.reschedule(key, at);
+        model.set(key, at);
+      } else if (op < 9) {
+        d.reschedule(key, undefined);
+        model.delete(key);
+      } else {
+        now += rand() % 300;
+        const due = [...model].filter(([, t]) => t <= now).sort((a, b) => a[1] - b[1]);
+        const taken = d.take(now);
+        expect(taken.map((k) => model.get(k))).toEqual(due.map(([, t]) => t));
+        expect(taken.sort()).toEqual(due.map(([k]) => k).sort());
+        for (const k of taken) model.delete(k);
+      }
+      expect(d.size).toBe(model.size);
+      expect(d.next()).toBe(model.size === 0 ? undefined : Math.min(...model.values()));
+    }
   });
 
   it('forgets everything on clear', () => {

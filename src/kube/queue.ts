@@ -50,6 +50,16 @@ export class WorkQueue {
     if (this.later.schedule(key, Date.now() + ms)) this.arm();
   }
 
+  /**
+   * The key's one timed add from now on: after `ms`, or none, whatever it was. A reconcile's answer
+   * is made from the whole state each time, so it replaces the timer an earlier answer asked for:
+   * a run that ended keeps none.
+   */
+  reschedule(key: string, ms: number | undefined): void {
+    if (this.closed) return;
+    if (this.later.reschedule(key, ms === undefined ? undefined : Date.now() + ms)) this.arm();
+  }
+
   /** Keeps the one timer set for the earliest timed add. */
   private arm(): void {
     const at = this.later.next();

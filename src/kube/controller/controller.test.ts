@@ -36,6 +36,29 @@ const settle = async () => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
 };
 
+/** A controller of one object, `ns/a`, whose reconciles answer in turn; when each ran, in ms from its start. */
+async function answering(answers: (Result | void)[]): Promise<{ c: Controller<KubeObject>; runs: number[] }> {
+  const source = new StubSource<KubeObject>();
+  const runs: number[] = [];
+  const c = new Controller(
+    defineController({
+      name: 'timer',
+      for: source,
+      reconcile: async () => {
+        runs.push(Date.now() - t0);
+        return answers.shift();
+      },
+      workers: 1,
+    }),
+  );
+  const t0 = Date.now();
+  source.items.push(obj('a'));
+  c.watch();
+  c.start();
+  await settle();
+  return { c, runs };
+}
+
 describe('the controller runtime', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
@@ -127,38 +150,47 @@ describe('the controller runtime', () => {
   });
 
   it('runs a key again after requeueAfter, and an earlier timed requeue is not pushed back by a later one', async () => {
-    const source = new StubSource<KubeObject>();
-    const runs: number[] = [];
-    const answers: (Result | void)[] = [{ requeueAfter: 2000 }, { requeueAfter: 10_000 }, undefined];
-    const c = new Controller(
-      defineController({
-        name: 'timer',
-        for: source,
-        reconcile: async () => {
-          runs.push(Date.now());
-          return answers.shift();
-        },
-        workers: 1,
-      }),
-    );
-    const t0 = Date.now();
-    source.items.push(obj('a'));
-    c.watch();
-    c.start();
-    await settle();
-    expect(runs.map((t) => t - t0)).toEqual([0]);
+    const { c, runs } = await answering([{ requeueAfter: 2000 }, { requeueAfter: 10_000 }, undefined]);
+    expect(runs).toEqual([0]);
     jest.advanceTimersByTime(1999);
     await settle();
     expect(runs).toHaveLength(1);
     jest.advanceTimersByTime(1);
     await settle();
-    expect(runs.map((t) => t - t0)).toEqual([0, 2000]);
+    expect(runs).toEqual([0, 2000]);
     // The second run asked for 10 s; a change meanwhile asks sooner, and a later ask does not delay it.
     c.queue.addAfter('ns/a', 3000);
     c.queue.addAfter('ns/a', 9000);
     jest.advanceTimersByTime(3000);
     await settle();
-    expect(runs.map((t) => t - t0)).toEqual([0, 2000, 5000]);
+    expect(runs).toEqual([0, 2000, 5000]);
+    await c.stop();
+  });
+
+  it("replaces a key's timer with each reconcile's answer: a later one moves it, none removes it", async () => {
+    const { c, runs } = await answering([
+      { requeueAfter: 2000 },
+      { requeueAfter: 5000 },
+      { requeueAfter: 1000 },
+    ]);
+    // A change at 500 ms: the plan made then needs the key back at 5.5 s, not at 2 s.
+    jest.advanceTimersByTime(500);
+    c.queue.add('ns/a');
+    await settle();
+    jest.advanceTimersByTime(4999);
+    await settle();
+    expect(runs).toEqual([0, 500]);
+    jest.advanceTimersByTime(1);
+    await settle();
+    expect(runs).toEqual([0, 500, 5500]);
+    // It asked for 1 s more; a change before then needs no timer (a run that ended): none is kept.
+    expect(c.queue.timed).toBe(1);
+    c.queue.add('ns/a');
+    await settle();
+    expect(c.queue.timed).toBe(0);
+    jest.advanceTimersByTime(10_000);
+    await settle();
+    expect(runs).toEqual([0, 500, 5500, 5500]);
     await c.stop();
   });
 

@@ -15,7 +15,11 @@ import { log } from '../../telemetry/log.js';
 import type { KubeObject } from '../informer.js';
 
 export interface Result {
-  /** Reconcile this key again after this many ms, even if nothing changes. */
+  /**
+   * Reconcile this key again after this many ms, even if nothing changes. Each successful
+   * reconcile's answer replaces the timer of the one before (no answer: no timer), because a plan is
+   * made from the whole state; a change meanwhile, a conflict or a backoff may bring it sooner.
+   */
   requeueAfter?: number;
 }
 
@@ -171,8 +175,10 @@ export class Controller<T extends KubeObject = KubeObject> {
         const result = await this.spec.reconcile(key);
         this.queue.forget(key);
         const after = result?.requeueAfter;
-        if (after !== undefined && !(after >= (this.spec.resyncMs ?? Infinity)))
-          this.queue.addAfter(key, after);
+        this.queue.reschedule(
+          key,
+          after !== undefined && !(after >= (this.spec.resyncMs ?? Infinity)) ? after : undefined,
+        );
         this.metrics?.reconciles.inc({
           controller,
           result: result?.requeueAfter !== undefined ? 'requeue' : 'ok',
