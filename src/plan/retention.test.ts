@@ -68,8 +68,8 @@ describe('retention of finished runs', () => {
 });
 
 describe('a settled run (ended, for its generation)', () => {
-  const settledRun = (ttl?: number): WorkflowRun => {
-    const run = done(ttl);
+  const settledRun = (ttl?: number, owned = false): WorkflowRun => {
+    const run = done(ttl, owned);
     return { ...run, status: { ...run.status, observedGeneration: 1 } };
   };
   const bare = (run: WorkflowRun, nowMs: number) =>
@@ -117,7 +117,7 @@ describe('a settled run (ended, for its generation)', () => {
 
   it('is cached with what its caller, resource, Promise pipeline and retention read of its status', () => {
     const at = new Date(T0).toISOString();
-    const run = settledRun(60);
+    const run = settledRun(60, true);
     const full: WorkflowRun = {
       ...run,
       status: {
@@ -162,7 +162,23 @@ describe('a settled run (ended, for its generation)', () => {
     });
     // Still settled as cached, and planned again it keeps this status: nothing is written from it.
     expect(settled(cached)).toBe(true);
-    expect(bare(cached, 1000)).toEqual({ status: cached.status, actions: [], requeueAfter: 59_000 });
+    expect(bare(cached, 1000)).toEqual({ status: cached.status, actions: [] });
+
+    // A root run has neither caller nor resource: only its retention reads it.
+    const root = workflowRunAsObserved({
+      ...full,
+      metadata: { ...full.metadata, ownerReferences: undefined, creationTimestamp: new Date(T0) },
+    });
+    expect(root.status).toEqual({
+      phase: 'Failed',
+      finishedAt: at,
+      observedGeneration: 1,
+      message: 'job "b" failed',
+    });
+    expect(root.metadata).toEqual({ name: 'r', namespace: 'ns', uid: 'u', generation: 1 });
+    expect(settled(root)).toBe(true);
+    expect(bare(root, 1000)).toEqual({ status: root.status, actions: [], requeueAfter: 59_000 });
+    expect(bare(root, 60_000).actions).toEqual([{ type: 'deleteWorkflowRun' }]);
   });
 
   it('shares the spec of settled runs of one workflow, their own parts stay their own', () => {

@@ -76,7 +76,7 @@ describe('runAsObserved', () => {
       ({
         apiVersion: 'kruntimes.io/v1alpha1',
         kind: 'Run',
-        metadata: { name, namespace: 'ns' },
+        metadata: { name, namespace: 'ns', creationTimestamp: '2026-12-06T10:00:00Z' },
         spec: { runtime: 'bash', script: `echo ${name}` },
         status: { phase, exitCode: 0 },
       }) as unknown as Run;
@@ -84,7 +84,10 @@ describe('runAsObserved', () => {
     const b = runAsObserved(run('b', 'Failed'), values);
     expect(b.spec).toBe(a.spec);
     expect(b).toEqual({ ...runAsObserved(run('b', 'Failed')), status: { phase: 'Failed', exitCode: 0 } });
+    // Nothing reads when an ended Run was made; one still running keeps it.
+    expect(b.metadata).toEqual({ name: 'b', namespace: 'ns' });
     const running = runAsObserved(run('c', 'Running'), values);
+    expect(running.metadata.creationTimestamp).toBe('2026-12-06T10:00:00Z');
     expect(running.spec).toEqual({ runtime: 'bash' });
     expect(running.spec).not.toBe(a.spec);
   });

@@ -103,7 +103,8 @@ export function runAsObserved(run: Run, values?: SharedValues): Run {
   if (!run.status || isClaimable(run)) return { ...run, metadata, spec };
   const status = Object.fromEntries(Object.entries(run.status).filter(([k]) => !AGENT_ONLY.has(k)));
   if (!isTerminal(run)) return { ...run, metadata, spec, status };
-  const kept = compactCopy({ ...run, metadata, spec, status });
+  // Nothing reads when an ended Run was made: its creationTimestamp is one string less each.
+  const kept = compactCopy({ ...run, metadata: { ...metadata, creationTimestamp: undefined }, spec, status });
   if (values) kept.spec = values.share(kept.spec);
   return kept;
 }

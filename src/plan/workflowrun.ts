@@ -32,10 +32,11 @@ export function settled(run: WorkflowRun): boolean {
  * What a cache keeps of a WorkflowRun: a settled one without its steps, inputs and input files, and
  * of its status only what is read once it ended (its phase, message, outputs and what its steps
  * wrote, for its caller or resource; each job's phase, attempts, outputs and step Runs, for a
- * resource's pipeline entries and files; finishedAt, for its retention). Its conditions, progress
- * and times are not, and its status is never written from this copy: planned again, a settled run
- * keeps it as it is. Kept for as long as its retention lasts, it is compacted, and its spec (the
- * same for every run of one workflow) shared through `values`.
+ * resource's pipeline entries and files; finishedAt, for its retention). A settled root run (no
+ * owner: neither a caller nor a resource reads it) keeps only what its retention reads. Its
+ * conditions, progress and times are not, and its status is never written from this copy: planned
+ * again, a settled run keeps it as it is. Kept for as long as its retention lasts, it is compacted,
+ * and its spec (the same for every run of one workflow) shared through `values`.
  */
 export function workflowRunAsObserved(run: WorkflowRun, values?: SharedValues): WorkflowRun {
   const metadata = metadataWithoutManagedFields(run.metadata);
@@ -50,22 +51,25 @@ export function workflowRunAsObserved(run: WorkflowRun, values?: SharedValues): 
       } as JobSpec,
     ]),
   );
+  const root = !run.metadata.ownerReferences?.length;
   const kept = compactCopy({
     ...run,
-    metadata,
+    // The start of a resource's round is its pipeline runs' creation; nothing reads a root run's.
+    metadata: root ? { ...metadata, creationTimestamp: undefined } : metadata,
     spec: {
       jobs,
       ...(cancelRequested !== undefined ? { cancelRequested } : {}),
       ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}),
     },
-    status: settledStatus(run.status ?? {}),
+    status: settledStatus(run.status ?? {}, root),
   });
   if (values) kept.spec = values.share(kept.spec);
   return kept;
 }
 
-function settledStatus(s: WorkflowRunStatus): WorkflowRunStatus {
+function settledStatus(s: WorkflowRunStatus, root: boolean): WorkflowRunStatus {
   const { phase, message, finishedAt, observedGeneration, outputs, stepStatus } = s;
+  if (root) return defined({ phase, message, finishedAt, observedGeneration });
   const jobs = s.jobs
     ? Object.fromEntries(
         Object.entries(s.jobs).map(([name, j]) => [
