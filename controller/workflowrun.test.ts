@@ -8,6 +8,7 @@ import type { KubeClient, ObjectCoordinates } from '../src/kube/rest.js';
 import { LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { snapshotName } from '../src/names.js';
 import { SnapshotSpecs, type Snapshot } from './snapshots.js';
+import { workflowRunAsObserved } from '../src/plan/workflowrun.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps } from './workflowrun.js';
 
 const NOW = new Date('2026-12-05T10:00:00Z');
@@ -228,5 +229,24 @@ describe('reconcileWorkflowRun', () => {
     ]);
     await reconcileWorkflowRun('ns/release', second.d);
     expect(second.calls).toEqual([]);
+  });
+
+  it('writes nothing for a settled root run cached as the informer keeps it (its jobs left out)', async () => {
+    const at = NOW.toISOString();
+    const finished = workflowRunAsObserved({
+      ...run,
+      status: {
+        phase: 'Succeeded',
+        finishedAt: at,
+        observedGeneration: 1,
+        jobs: { build: { phase: 'Succeeded', steps: [{ name: 'main', runName: 'release-build-main' }] } },
+      },
+    });
+    expect(finished.status?.jobs).toBeUndefined();
+    const { d, calls } = deps({});
+    d.caches.workflowRuns = cache<WorkflowRun>([finished]);
+    d.defaultTtlSeconds = 3600;
+    expect(await reconcileWorkflowRun('ns/release', d)).toEqual({ requeueAfter: 3_600_000 });
+    expect(calls).toEqual([]);
   });
 });

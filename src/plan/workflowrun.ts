@@ -253,6 +253,8 @@ function defined<T extends object>(o: T): T {
  * instead of creating again, so it is not retried, and dependents are Skipped as for any failure.
  */
 export function withFailedJobs(run: WorkflowRun, failures: Record<string, string>): WorkflowRun {
+  // Nothing refused: the run as it is (a settled root run is cached without its jobs).
+  if (Object.keys(failures).length === 0) return run;
   const jobs = { ...(run.status?.jobs ?? {}) };
   for (const [job, message] of Object.entries(failures))
     jobs[job] = { ...jobs[job], phase: 'Failed', message };
