@@ -9,6 +9,10 @@ import type { Snapshot } from '../src/plan/build-objects.js';
 
 export type { Snapshot };
 
+/** Where a namespace's snapshots live: ControllerRevisions. */
+export const snapshotsIn = (namespace: string) =>
+  ({ group: 'apps', version: 'v1', plural: 'controllerrevisions', namespace }) as const;
+
 /** Specs of this many runs are kept: well above the runs a controller has running at once. */
 export const SNAPSHOT_MEMO_SIZE = 4096;
 
@@ -41,10 +45,7 @@ export class SnapshotSpecs {
     }
     try {
       const live = await this.kube.get<Snapshot>({
-        group: 'apps',
-        version: 'v1',
-        plural: 'controllerrevisions',
-        namespace: run.metadata.namespace ?? '',
+        ...snapshotsIn(run.metadata.namespace ?? ''),
         name: snapshotName(run.metadata.name ?? '', uid),
       });
       // An object of that name that is not this run's (left by a run of the same name): not its snapshot.

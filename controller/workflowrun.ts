@@ -21,7 +21,7 @@ import {
 import { log } from '../src/telemetry/log.js';
 import type { EventRecorder } from './events.js';
 import { retryForCacheLag } from './missing.js';
-import type { Snapshot, SnapshotSpecs } from './snapshots.js';
+import { snapshotsIn, type Snapshot, type SnapshotSpecs } from './snapshots.js';
 
 export interface Caches {
   workflowRuns: ResilientInformer<WorkflowRun>;
@@ -150,7 +150,8 @@ async function observe(
   };
 }
 
-function actionId(a: Action): string {
+/** Names an action, so that a plan made again does not apply it twice (the floor of the bench too). */
+export function actionId(a: Action): string {
   switch (a.type) {
     case 'createSnapshot':
       return `snapshot/${a.name}`;
@@ -274,10 +275,7 @@ function createSnapshot(
     run,
     'controllerrevisions',
     async () => {
-      await deps.kube.create<Snapshot>(
-        { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespace },
-        buildSnapshot(run, name, spec),
-      );
+      await deps.kube.create<Snapshot>(snapshotsIn(namespace), buildSnapshot(run, name, spec));
       deps.snapshotSpecs.remember(run.metadata.uid ?? '', spec);
     },
     deps,

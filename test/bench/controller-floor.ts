@@ -14,6 +14,8 @@ import { ResilientInformer } from '../../src/kube/informer.js';
 import type { KubeAccess } from '../../src/kube/access.js';
 import { crd, KubeClient } from '../../src/kube/rest.js';
 import { buildSnapshot } from '../../src/plan/build-objects.js';
+import { snapshotsIn } from '../../controller/snapshots.js';
+import { actionId } from '../../controller/workflowrun.js';
 import { planWorkflowRun, settled, type Action, type Plan } from '../../src/plan/workflowrun.js';
 
 /** One WorkflowRun from its create to its end. */
@@ -37,13 +39,10 @@ async function runOne(kube: KubeClient, namespace: string, body: WorkflowRun): P
           now,
         }),
       replanAfter: () => true,
-      id: (a) => `${a.type}/${a.type === 'createRun' ? a.run.metadata.name : ''}`,
+      id: actionId,
       apply: async (a) => {
         if (a.type === 'createSnapshot') {
-          await kube.create(
-            { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespace },
-            buildSnapshot(run, a.name, a.spec),
-          );
+          await kube.create(snapshotsIn(namespace), buildSnapshot(run, a.name, a.spec));
           snapshot = a.spec;
         } else if (a.type === 'createRun') {
           const created = await kube.create<Run>(crd('runs', namespace), a.run);

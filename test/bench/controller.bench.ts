@@ -30,6 +30,7 @@ import { controllerPid, endControllerSupervision, startController } from '../har
 import { eventually } from '../harness/eventually.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
 import { adminKubeconfig, stateDir } from '../harness/paths.js';
+import { processAlive } from '../harness/processes.js';
 import { floor } from './controller-floor.js';
 
 const RUNS = Number(process.env.KRT_BENCH_RUNS ?? 200);
@@ -248,7 +249,7 @@ async function floorRound(): Promise<{ stepsPerSecond: number; p50: number }> {
   const pid = controllerPid();
   endControllerSupervision();
   process.kill(pid, 'SIGTERM');
-  await eventually(async () => !alive(pid), 60_000, 'the controller stopped for the floor');
+  await eventually(async () => !processAlive(pid), 60_000, 'the controller stopped for the floor');
   try {
     const { seconds, latencies } = await floor(c.admin.kc, c.namespace, RUNS, CONCURRENCY, (name) =>
       body(name, JOBS, STEPS),
@@ -279,15 +280,6 @@ async function benchNamespacesGone(): Promise<void> {
   for (const ns of await left())
     if (!ns.metadata?.deletionTimestamp) await admin.core.deleteNamespace({ name: ns.metadata?.name ?? '' });
   await eventually(async () => (await left()).length === 0, 900_000, "the bench's namespaces deleted");
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function main() {
