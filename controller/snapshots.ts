@@ -1,7 +1,8 @@
 // The specs of WorkflowRun snapshots (ControllerRevisions). The controller does not watch them: a
 // snapshot's spec never changes and only a run still running reads its own, so the spec is kept in
 // a bounded memo, filled as the controller writes each one, and read from the API server when a
-// running run's is not there (after a restart). A cluster of finished runs costs no memory for them.
+// running run's is not there (after a restart), and forgotten when the run settles. A cluster of
+// finished runs costs no memory for them.
 import type { WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { statusCode, type KubeClient } from '../src/kube/rest.js';
 import { snapshotName } from '../src/names.js';
@@ -33,6 +34,11 @@ export class SnapshotSpecs {
   /** The spec of the run's snapshot if the memo has it (one this controller wrote or read). */
   known(runUid: string): WorkflowRunSpec | undefined {
     return this.memo.get(runUid);
+  }
+
+  /** The run with UID `runUid` will not read its snapshot again (it settled). */
+  forget(runUid: string): void {
+    this.memo.delete(runUid);
   }
 
   /** The spec in the run's own snapshot: the memo's, else the API server's; none while there is none. */

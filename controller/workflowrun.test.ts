@@ -249,4 +249,15 @@ describe('reconcileWorkflowRun', () => {
     expect(await reconcileWorkflowRun('ns/release', d)).toEqual({ requeueAfter: 3_600_000 });
     expect(calls).toEqual([]);
   });
+
+  it('forgets the snapshot spec it remembered once the run settled: nothing reads it again', async () => {
+    const { d, calls } = deps({
+      written: true,
+      status: { phase: 'Succeeded', finishedAt: NOW.toISOString(), observedGeneration: 1 },
+    });
+    expect(d.snapshotSpecs.known('uid-1')).toBeDefined();
+    await reconcileWorkflowRun('ns/release', d);
+    expect(d.snapshotSpecs.known('uid-1')).toBeUndefined();
+    expect(calls).toEqual([]);
+  });
 });

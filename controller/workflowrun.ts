@@ -109,12 +109,18 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
 }
 
 /**
- * The spec of the run's own snapshot. A settled run needs none. A run never planned (no snapshotName
- * in its status) has none to read: the plan writes it, and if a reconcile cut short by a restart had
- * written it already, the create is refused (409) and the snapshot read then.
+ * The spec of the run's own snapshot. A settled run needs none, and its memo entry goes: kept until
+ * it aged out, the specs of the last 4,096 runs, most of them finished, would stay in memory for
+ * nothing. A run never planned (no snapshotName in its status) has none to read: the plan writes
+ * it, and if a reconcile cut short by a restart had written it already, the create is refused (409)
+ * and the snapshot read then.
  */
 async function snapshotSpec(run: WorkflowRun, deps: ReconcileDeps): Promise<WorkflowRunSpec | undefined> {
-  if (settled(run) || !run.status?.snapshotName) return undefined;
+  if (settled(run)) {
+    deps.snapshotSpecs.forget(run.metadata.uid ?? '');
+    return undefined;
+  }
+  if (!run.status?.snapshotName) return undefined;
   return deps.snapshotSpecs.spec(run);
 }
 
