@@ -29,6 +29,7 @@ import {
   classifyExecutions,
   killBefore,
   parseEffect,
+  RequestCounter,
   requeuedOnRestart,
   table,
   type Effect,
@@ -78,21 +79,6 @@ function apiRequestsNow(): number | undefined {
     (a, m) => a + Number(m[1]),
     0,
   );
-}
-
-/** Counts every request across API server restarts (its counters start again at zero). */
-class RequestCounter {
-  private total = 0;
-  private last = 0;
-  sample(): void {
-    const now = apiRequestsNow();
-    if (now === undefined) return;
-    this.total += now >= this.last ? now - this.last : now;
-    this.last = now;
-  }
-  get value(): number {
-    return this.total;
-  }
 }
 
 async function countObjects(c: TestCluster, plural: 'runs' | 'workflowruns'): Promise<number> {
@@ -151,8 +137,8 @@ async function main() {
     for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k] ?? 0, rssMiB(pidOf(k)));
   }, 1000);
   const requests = new RequestCounter();
-  requests.sample();
-  const requestTimer = setInterval(() => requests.sample(), 10_000);
+  requests.sample(apiRequestsNow());
+  const requestTimer = setInterval(() => requests.sample(apiRequestsNow()), 10_000);
 
   // Load: one create every CREATE_SECONDS / RUNS, each retried until the API server takes it
   // (it may be down, or admission may time out, on purpose).
@@ -211,10 +197,10 @@ async function main() {
       case 'webhook SIGKILL':
         return killComponent('webhook');
       case 'kube-apiserver down 5 s':
-        requests.sample();
+        requests.sample(apiRequestsNow());
         return apiServerDown(5);
       case 'kube-apiserver down 60 s':
-        requests.sample();
+        requests.sample(apiRequestsNow());
         return apiServerDown(60);
       case 'etcd restart':
         return etcdRestart();
@@ -255,7 +241,7 @@ async function main() {
   }
   clearInterval(rss);
   clearInterval(requestTimer);
-  requests.sample();
+  requests.sample(apiRequestsNow());
 
   // Verdict.
   const effects_ = effects.entries().map((e) => parseEffect(e.line, e.at));

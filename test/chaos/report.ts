@@ -177,3 +177,21 @@ export function requeuedOnRestart(agentLog: string, namespace: string): Map<stri
   }
   return out;
 }
+
+/**
+ * The API server's requests counted across its restarts (its counters start again at zero), from
+ * the first reading on: what came before it (earlier loads on the same environment) is not counted.
+ */
+export class RequestCounter {
+  private total = 0;
+  private last: number | undefined;
+  /** One reading of apiserver_request_total summed, undefined when the API server did not answer. */
+  sample(now: number | undefined): void {
+    if (now === undefined) return;
+    if (this.last !== undefined) this.total += now >= this.last ? now - this.last : now;
+    this.last = now;
+  }
+  get value(): number {
+    return this.total;
+  }
+}

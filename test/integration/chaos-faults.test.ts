@@ -19,6 +19,7 @@ import {
   parseEffect,
   percentile,
   requeuedOnRestart,
+  RequestCounter,
   table,
 } from '../chaos/report.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
@@ -200,5 +201,16 @@ describe('the chaos table', () => {
     const xs = Array.from({ length: 100 }, (_, i) => i + 1);
     expect([percentile(xs, 0.5), percentile(xs, 0.99), percentile(xs, 1)]).toEqual([50, 99, 100]);
     expect(percentile([], 0.5)).toBeNaN();
+  });
+
+  it("counts the API server's requests from its first reading on, across its restarts", () => {
+    const counter = new RequestCounter();
+    // Requests before the load (an environment up through earlier loads) are not the load's.
+    counter.sample(500_000);
+    counter.sample(500_100);
+    counter.sample(undefined); // down: no reading
+    counter.sample(40); // restarted: its counters began again at zero
+    counter.sample(90);
+    expect(counter.value).toBe(100 + 40 + 50);
   });
 });
