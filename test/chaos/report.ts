@@ -1,4 +1,5 @@
-// The one table `make chaos` ends with, and how second executions of a step are told apart. Pure.
+// The one table `make chaos` ends with, how second executions of a step are told apart, and how
+// the API server's requests are counted across its restarts. Pure.
 import type { Fault, FaultKind } from './faults.js';
 
 export interface Outcome {
