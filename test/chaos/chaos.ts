@@ -136,9 +136,9 @@ async function main() {
   const rss = setInterval(() => {
     for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k] ?? 0, rssMiB(pidOf(k)));
   }, 1000);
-  const requests = new RequestCounter();
-  requests.sample(apiRequestsNow());
-  const requestTimer = setInterval(() => requests.sample(apiRequestsNow()), 10_000);
+  const requests = new RequestCounter(apiRequestsNow);
+  requests.sample();
+  const requestTimer = setInterval(() => requests.sample(), 10_000);
 
   // Load: one create every CREATE_SECONDS / RUNS, each retried until the API server takes it
   // (it may be down, or admission may time out, on purpose).
@@ -197,10 +197,10 @@ async function main() {
       case 'webhook SIGKILL':
         return killComponent('webhook');
       case 'kube-apiserver down 5 s':
-        requests.sample(apiRequestsNow());
+        requests.sample();
         return apiServerDown(5);
       case 'kube-apiserver down 60 s':
-        requests.sample(apiRequestsNow());
+        requests.sample();
         return apiServerDown(60);
       case 'etcd restart':
         return etcdRestart();
@@ -241,7 +241,7 @@ async function main() {
   }
   clearInterval(rss);
   clearInterval(requestTimer);
-  requests.sample(apiRequestsNow());
+  requests.sample();
 
   // Verdict.
   const effects_ = effects.entries().map((e) => parseEffect(e.line, e.at));

@@ -186,8 +186,10 @@ export function requeuedOnRestart(agentLog: string, namespace: string): Map<stri
 export class RequestCounter {
   private total = 0;
   private last: number | undefined;
-  /** One reading of apiserver_request_total summed, undefined when the API server did not answer. */
-  sample(now: number | undefined): void {
+  /** `read`: apiserver_request_total summed, undefined when the API server did not answer. */
+  constructor(private readonly read: () => number | undefined) {}
+  sample(): void {
+    const now = this.read();
     if (now === undefined) return;
     if (this.last !== undefined) this.total += now >= this.last ? now - this.last : now;
     this.last = now;

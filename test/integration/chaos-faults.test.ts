@@ -204,13 +204,11 @@ describe('the chaos table', () => {
   });
 
   it("counts the API server's requests from its first reading on, across its restarts", () => {
-    const counter = new RequestCounter();
-    // Requests before the load (an environment up through earlier loads) are not the load's.
-    counter.sample(500_000);
-    counter.sample(500_100);
-    counter.sample(undefined); // down: no reading
-    counter.sample(40); // restarted: its counters began again at zero
-    counter.sample(90);
+    // Requests before the load (an environment up through earlier loads) are not the load's; then
+    // the API server is down (no reading) and restarted (its counters began again at zero).
+    const readings = [500_000, 500_100, undefined, 40, 90];
+    const counter = new RequestCounter(() => readings.shift());
+    for (let i = 0; i < 5; i++) counter.sample();
     expect(counter.value).toBe(100 + 40 + 50);
   });
 });
