@@ -1,6 +1,7 @@
 // Escaping a value for the place it lands in a bash script (scan.ts), so that bash reads exactly the
-// value's bytes as data and leaves the script's structure as the template wrote it. A value with no
-// character that is special in its place is left as it is: plain values render as they always did.
+// value's bytes as data and leaves the script's structure as the template wrote it; every escape is
+// one a POSIX sh (a container step's fallback) reads the same way. A value with no character that is
+// special in its place is left as it is: plain values render as they always did.
 import { ExprError } from '../expr/index.js';
 import type { Place } from './scan.js';
 
@@ -30,8 +31,11 @@ const RESERVED = new Set(
     ' ',
   ),
 );
-/** Expands to nothing in an unquoted here-document: it keeps a line from reading as the delimiter. */
-export const HEREDOC_BREAK = '${-:0:0}';
+/**
+ * Expands to nothing in an unquoted here-document, in bash and in POSIX sh alike: it keeps a line
+ * from reading as the delimiter.
+ */
+export const HEREDOC_BREAK = '${-##*}';
 
 export function escapeFor(place: Place, value: string, at: Surroundings): string {
   if (value.includes('\0'))
@@ -50,7 +54,9 @@ export function escapeFor(place: Place, value: string, at: Surroundings): string
     case 'single':
       return value.replace(/'/g, "'\\''");
     case 'ansi':
-      return value.replace(/[\\']/g, '\\$&');
+      // As hex escapes, not `\'`: a POSIX sh (dash) reads `$'` as `$` and a single quote, where
+      // `\'` would end the quote; `\x27` stays inside it there, and is exact in bash.
+      return value.replace(/[\\']/g, (c) => (c === "'" ? '\\x27' : '\\x5c'));
     case 'heredoc':
       return heredoc(value, place, at);
   }

@@ -25,4 +25,12 @@ export const REFUSALS = {
   delimiter: 'the delimiter of a here-document cannot hold a value',
   testArith:
     'a value compared with -eq, -ne, -lt, -le, -gt or -ge inside [[ ]] is evaluated as arithmetic, which runs code; compare with [ ] instead',
+  subscript:
+    'a value inside an array subscript [ ] is evaluated as arithmetic by bash, which runs code such as a[$(cmd)]; pass it through env and check it in the script',
+  nameOperand:
+    'a value that names a variable (read, unset, declare, printf -v, a -v or -R test) can carry a subscript such as a[$(cmd)], which bash runs; pass it through env and check it in the script',
+  evaluated:
+    'a value given to eval or let, or declared with -i, -a, -A or -n, is evaluated by bash as code or arithmetic; pass it through env and check it in the script',
+  unbalanced: (what: string) =>
+    `the script does not parse to its end as bash reads it (${what}), so where its values stand cannot be told; check its quotes, $( ), case ... esac and here-documents`,
 } as const;

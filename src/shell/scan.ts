@@ -4,66 +4,18 @@
 // a value safe there. Escaping (escape.ts) keeps each value context-neutral, so the contexts found
 // on the template hold for the rendered script too.
 
+import { commandRefusal } from './commands.js';
+import { BREAK, cmd, OPEN, Refusal, type CmdFrame, type Frame, type Heredoc } from './frames.js';
+import { endWord } from './words.js';
 import { REFUSALS, type Place, type Scan } from './places.js';
 
 export { REFUSALS, type Place, type Scan } from './places.js';
 
-const TEST_ARITH = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 const HOLE = '\u0000';
 
-interface TestState {
-  words: string[];
-  /** Holes in the test, by the index of their word. */
-  holes: { hole: number; word: number }[];
-}
-
-interface CmdFrame {
-  t: 'cmd';
-  /** `)` for `$(`, `<(`, `>(`; null at top level. */
-  close: ')' | null;
-  parens: number;
-  cases: number;
-  word: string;
-  /** Holes in the current word. */
-  holes: number[];
-  wordStart: boolean;
-  test: TestState | null;
-}
-type Frame =
-  | CmdFrame
-  | { t: 'dq' }
-  | { t: 'sq' }
-  | { t: 'ansi' }
-  | { t: 'bq' }
-  | { t: 'comment' }
-  | { t: 'param'; braces: number }
-  | { t: 'arith'; parens: number; close: '))' | ']' }
-  | { t: 'heredoc'; delimiter: string; quoted: boolean; stripTabs: boolean; line: string };
-
-interface Heredoc {
-  delimiter: string;
-  quoted: boolean;
-  stripTabs: boolean;
-}
-
-class Refusal {
-  constructor(
-    readonly hole: number,
-    readonly reason: string,
-  ) {}
-}
-
-const cmd = (close: CmdFrame['close']): CmdFrame => ({
-  t: 'cmd',
-  close,
-  parens: 0,
-  cases: 0,
-  word: '',
-  holes: [],
-  wordStart: true,
-  test: null,
-});
-const BREAK = new Set([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')']);
+/** Whether a line of a here-document's body is its delimiter line (`<<-` strips its tabs first). */
+const endsHeredoc = (f: Extract<Frame, { t: 'heredoc' }>, line: string) =>
+  (f.stripTabs ? line.replace(/^\t+/, '') : line) === f.delimiter;
 
 /**
  * `texts` are the script's text around its holes: hole i stands between texts[i] and texts[i+1].
@@ -97,9 +49,31 @@ class Scanner {
       while (this.i < this.text.length) this.step();
       if (this.part < this.texts.length - 1) this.hole();
     }
-    const last = this.top;
-    if (last.t === 'cmd') this.endWord(last);
+    this.end();
     return this.places;
+  }
+
+  /**
+   * The script's end: where bash would still be inside a quote, a substitution, a `case` or a test,
+   * the scan has lost its place, and the places it found cannot be trusted.
+   */
+  private end(): void {
+    const f = this.top;
+    // The last line of a here-document or a comment needs no newline after it.
+    if (f.t === 'heredoc' && endsHeredoc(f, f.line)) this.stack.pop();
+    else if (f.t === 'comment') this.stack.pop();
+    const last = this.top;
+    if (last.t === 'cmd') endWord(last);
+    if (this.stack.length > 1) this.unbalanced(OPEN[last.t]);
+    const top = this.top as CmdFrame;
+    if (top.cases.length > 0) this.unbalanced('a case without its esac');
+    if (top.test) this.unbalanced('a [[ without its ]]');
+    if (top.parens > 0) this.unbalanced('a ( without its )');
+    if (this.pending.length > 0) this.unbalanced('a here-document without its body');
+  }
+
+  private unbalanced(what: string): void {
+    if (this.texts.length > 1) throw new Refusal(0, REFUSALS.unbalanced(what));
   }
 
   private get top(): Frame {
@@ -185,6 +159,12 @@ class Scanner {
   }
 
   private cmdChar(f: CmdFrame, c: string): void {
+    // A line continuation is removed before bash reads words: what follows it continues the word,
+    // or starts one (a `#` after it begins a comment).
+    if (c === '\\' && this.peek(1) === '\n') {
+      this.i += 2;
+      return;
+    }
     if (c === '\\') {
       f.word += this.text.slice(this.i, this.i + 2);
       f.wordStart = false;
@@ -214,50 +194,57 @@ class Scanner {
 
   private operator(f: CmdFrame, c: string): void {
     const atWordStart = f.wordStart;
-    this.endWord(f);
+    endWord(f);
     this.i++;
+    if (c === '<' || c === '>') return this.redirection(f, c);
+    const pattern = f.cases.at(-1) === 'pattern';
+    if (c === ' ' || c === '\t') return;
+    if (c === '|' && pattern) return;
+    if (c === '&' && this.peek() === '>') {
+      this.i += this.peek(1) === '>' ? 2 : 1;
+      f.redirect = true;
+      return;
+    }
+    this.command(f);
     if (c === '\n') return this.newline();
-    if ((c === '<' || c === '>') && this.peek() === '(') {
+    if (c === ';' && (this.peek() === ';' || this.peek() === '&')) {
+      this.i += this.peek() === ';' && this.peek(1) === '&' ? 2 : 1;
+      if (f.cases.at(-1) === 'body') f.cases[f.cases.length - 1] = 'pattern';
+    } else if (c === '(' && pattern) return;
+    else if (c === '(' && atWordStart && this.peek() === '(') {
+      this.i++;
+      this.stack.push({ t: 'arith', parens: 0, close: '))' });
+    } else if (c === '(') f.parens++;
+    else if (c === ')') this.closeParen(f, pattern);
+  }
+
+  /** A new simple command starts: its first word is at command position. */
+  private command(f: CmdFrame): void {
+    f.cmdPos = true;
+    f.words = [];
+  }
+
+  private closeParen(f: CmdFrame, pattern: boolean): void {
+    if (pattern && f.parens === 0) f.cases[f.cases.length - 1] = 'body';
+    else if (f.parens > 0) f.parens--;
+    else if (f.close === ')') this.stack.pop();
+    else this.unbalanced('a ) that closes nothing');
+  }
+
+  /** After `<` or `>`: a process substitution, a here-document, or a redirection's target. */
+  private redirection(f: CmdFrame, c: string): void {
+    if (this.peek() === '(') {
       this.i++;
       this.stack.push(cmd(')'));
     } else if (c === '<' && this.peek() === '<' && this.peek(1) !== '<') {
       this.i++;
       this.heredocOperator();
-    } else if (c === '<' && this.peek() === '<') this.i += 2;
-    else if (c === '(' && atWordStart && this.peek() === '(') {
-      this.i++;
-      this.stack.push({ t: 'arith', parens: 0, close: '))' });
-    } else if (c === '(') f.parens++;
-    else if (c === ')') {
-      if (f.cases > 0 && f.parens === 0) return;
-      if (f.parens > 0) f.parens--;
-      else if (f.close === ')') this.stack.pop();
+    } else {
+      if (c === '<' && this.peek() === '<') this.i += 2;
+      else if (this.peek() === c || this.peek() === '&' || this.peek() === '|' || this.peek() === '>')
+        this.i++;
+      f.redirect = true;
     }
-  }
-
-  private endWord(f: CmdFrame): void {
-    const w = f.word;
-    const holes = f.holes;
-    f.word = '';
-    f.holes = [];
-    f.wordStart = true;
-    if (w === '') return;
-    if (f.test) {
-      if (w === ']]') return this.endTest(f, f.test);
-      for (const hole of holes) f.test.holes.push({ hole, word: f.test.words.length });
-      f.test.words.push(w);
-      return;
-    }
-    if (w === '[[') f.test = { words: [], holes: [] };
-    else if (w === 'case') f.cases++;
-    else if (w === 'esac' && f.cases > 0) f.cases--;
-  }
-
-  private endTest(f: CmdFrame, t: TestState): void {
-    f.test = null;
-    for (const { hole, word } of t.holes)
-      if (TEST_ARITH.has(t.words[word - 1] ?? '') || TEST_ARITH.has(t.words[word + 1] ?? ''))
-        throw new Refusal(hole, REFUSALS.testArith);
   }
 
   private newline(): void {
@@ -301,10 +288,10 @@ class Scanner {
 
   private heredocChar(f: Extract<Frame, { t: 'heredoc' }>, c: string): void {
     if (c === '\n') {
-      const line = f.stripTabs ? f.line.replace(/^\t+/, '') : f.line;
       this.i++;
+      const line = f.line;
       f.line = '';
-      if (line === f.delimiter) this.stack.pop();
+      if (endsHeredoc(f, line)) this.stack.pop();
       return;
     }
     const from = this.i;
@@ -356,6 +343,8 @@ class Scanner {
     // The hole belongs to the word of the nearest command frame (quotes included), for [[ ]].
     const owner = [...this.stack].reverse().find((x): x is CmdFrame => x.t === 'cmd');
     if (owner && f.t !== 'heredoc') {
+      const refusal = commandRefusal(owner.words, owner.word, owner.test?.words ?? null);
+      if (refusal) throw new Refusal(hole, refusal);
       owner.word += HOLE;
       owner.holes.push(hole);
     }

@@ -1,70 +1,24 @@
 // Values never become shell code: each hostile value, in each shell context, rendered and then run
 // by real bash, prints exactly its own bytes and nothing else runs. Plus the refused places.
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { renderScript, renderScriptPartial, scriptPlaceProblems, ShellValueError } from './render.js';
 import { REFUSALS } from './scan.js';
+import { CONTEXTS, HOSTILE, runShell } from './shells.testing.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'krt-shell-'));
 const CANARY = join(dir, 'canary');
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Each tries to run `touch $CANARY` or print more than the value. */
-export const HOSTILE: [string, string][] = [
-  ['a command after ;', 'x; touch "$CANARY"; echo INJECTED'],
-  ['&& and |', 'x && touch "$CANARY" | cat'],
-  ['command substitution', '$(touch "$CANARY")'],
-  ['backquotes', '`touch "$CANARY"`'],
-  ['a single quote', "it's'; touch \"$CANARY\"; echo '"],
-  ['a double quote', 'say "hi"; touch "$CANARY"; echo "'],
-  ['backslashes', 'C:\\path\\ \\\\ \\n \\$(touch "$CANARY") \\'],
-  ['newlines', 'one\ntouch "$CANARY"\n\nthree\n'],
-  ['a here-document delimiter', 'x\nEOF\ntouch "$CANARY"\ncat <<EOF\n'],
-  ['a tab-indented delimiter', 'x\n\tEOF\ntouch "$CANARY"\n'],
-  ['globs', '* ? [a-z] {a,b} ~ ~root'],
-  ['a comment', '# not a comment'],
-  ['variables', '$CANARY ${CANARY} $((1+1)) $[1+1] $HOME'],
-  ['arithmetic code', 'a[$(touch "$CANARY")]'],
-  ['ANSI quoting', "$'\\x41' \\' '"],
-  ['a reserved word', 'done'],
-  ['an assignment', 'LD_PRELOAD=/tmp/x.so'],
-  ['leading tabs', '\t\tindented'],
-  ['empty', ''],
-  ['plain', 'staging-1.example.com'],
-  ['unicode', 'héllo ✓ 日本語 🚀'],
-  ['4 KiB', '\'"\\`$();|&<>*?\n\t EOF'.repeat(4096 / 20).padEnd(4096, '$')],
-];
-
-/** Scripts that print the value's bytes exactly once. */
-export const CONTEXTS: [string, string, (v: string) => string][] = [
-  ['an unquoted word', `printf '%s' \${{ v }}`, (v) => v],
-  ['inside an unquoted word', `printf '%s' a\${{ v }}b`, (v) => `a${v}b`],
-  ['an assignment', `x=\${{ v }}; printf '%s' "$x"`, (v) => v],
-  ['double quotes', `printf '%s' "<\${{ v }}>"`, (v) => `<${v}>`],
-  ['single quotes', `printf '%s' '<\${{ v }}>'`, (v) => `<${v}>`],
-  ['ANSI-C quotes', `printf '%s' $'<\${{ v }}>'`, (v) => `<${v}>`],
-  ['$( ) in double quotes', `x="$(printf '%s.' "\${{ v }}")"; printf '%s' "\${x%.}"`, (v) => v],
-  ['an unquoted word in $( )', `x=$(printf '%s.' \${{ v }}); printf '%s' "\${x%.}"`, (v) => v],
-  ['single quotes in $( )', `x="$(printf '%s.' '\${{ v }}')"; printf '%s' "\${x%.}"`, (v) => v],
-  ['a here-document', `cat <<EOF\n\${{ v }}\nEOF`, (v) => `${v}\n`],
-  ['a here-document, mid-line', `cat <<EOF\nE\${{ v }}F\nEOF`, (v) => `E${v}F\n`],
-  ['a here-document with <<-', `cat <<-EOF\n\t\${{ v }}\n\tEOF`, (v) => `${v}\n`],
-  ['a here-string', `cat <<<"\${{ v }}"`, (v) => `${v}\n`],
-  ['a case pattern', `case "$P" in \${{ v }}) printf same;; *) printf other;; esac`, () => 'same'],
-  ['a [[ ]] comparison', `[[ "$P" == \${{ v }} ]] && printf same`, () => 'same'],
-];
-
+const WORK = join(dir, 'work');
+/** Runs in an empty folder: a value that ran as `touch \"\$CANARY\"` leaves a file there. */
 function bash(script: string, env: Record<string, string> = {}) {
-  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script], {
-    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', CANARY, ...env },
-    encoding: 'buffer',
-  });
-  return { stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8'), status: r.status };
+  rmSync(WORK, { recursive: true, force: true });
+  mkdirSync(WORK);
+  return { ...runShell('bash', script, { CANARY, ...env }, WORK), made: readdirSync(WORK) };
 }
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function expectData(template: string, value: string, expected: string, original = value) {
   rmSync(CANARY, { force: true });
@@ -78,10 +32,11 @@ function expectData(template: string, value: string, expected: string, original 
     return;
   }
   const r = bash(script, { P: original });
-  expect({ stdout: r.stdout, status: r.status, stderr: r.stderr }).toEqual({
+  expect({ stdout: r.stdout, status: r.status, stderr: r.stderr, made: r.made }).toEqual({
     stdout: expected,
     status: 0,
     stderr: '',
+    made: [],
   });
   expect(existsSync(CANARY)).toBe(false);
 }
