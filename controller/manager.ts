@@ -38,8 +38,11 @@ import { ServedApis } from './served.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { reconcileWork } from './work.js';
 import { Discovery } from '../src/kube/discovery.js';
+import { actingAs } from '../src/kube/access.js';
+import { promiseServiceAccount, serviceAccountUser } from '../src/names.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps } from './workflowrun.js';
 import { SnapshotSpecs } from './snapshots.js';
+import { CreatorAccess } from './creator-access.js';
 
 export interface ManagerOptions {
   workers: number;
@@ -53,6 +56,8 @@ export interface ManagerOptions {
   ttlSecondsAfterFinished?: number;
   /** How often a resource's configure workflow runs again, unless its Promise says (default 10h). */
   reconcileInterval?: string;
+  /** Where the Promises' service accounts are, which their Works act as (default kruntimes-system). */
+  installNamespace?: string;
 }
 
 const API = '/apis/kruntimes.io/v1alpha1';
@@ -99,6 +104,7 @@ export class Manager {
       caches,
       kube: this.kube,
       snapshotSpecs: new SnapshotSpecs(this.kube),
+      access: new CreatorAccess(this.kube),
       events: eventRecorder(this.kube, 'kruntimes-controller', this.writes),
       writes: this.writes,
       defaultTtlSeconds: this.opts.ttlSecondsAfterFinished ?? DEFAULT_TTL_SECONDS,
@@ -218,7 +224,14 @@ export class Manager {
         for: works,
         reconcile: (key) =>
           reconcileWork(key, {
-            kc: this.kc,
+            actAs: (promise) =>
+              actingAs(
+                this.kc,
+                serviceAccountUser(
+                  this.opts.installNamespace ?? 'kruntimes-system',
+                  promiseServiceAccount(promise),
+                ),
+              ),
             works,
             kube,
             discovery,

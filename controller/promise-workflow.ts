@@ -23,7 +23,7 @@ import {
   promiseWorkflowStatus,
 } from '../src/plan/promise-workflow.js';
 import type { ResourceApi } from '../src/promise/api.js';
-import { actionId, applyResourceAction, observedFor, type ActionDeps } from './resource.js';
+import { actionId, applyResourceAction, NameTaken, observedFor, type ActionDeps } from './resource.js';
 
 /** Promises themselves, as the resource client names an API. */
 const PROMISES: ResourceApi = {
@@ -85,9 +85,11 @@ export async function reconcilePromiseWorkflow(
         target = (await applyResourceAction(action, target, actionDeps)) ?? target;
         patched ||= action.type === 'setLabels' || action.type === 'setFinalizers';
       } catch (e) {
-        if (action.type !== 'createRun' || !isDeterministicRefusal(e)) throw e;
+        if (action.type !== 'createRun' || !(e instanceof NameTaken || isDeterministicRefusal(e))) throw e;
         refused[action.pipeline] =
-          `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
+          e instanceof NameTaken
+            ? e.message
+            : `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
         replan = true;
         break;
       }

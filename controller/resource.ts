@@ -5,6 +5,7 @@ import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
 import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
+import { controlledBy } from '../src/api/objects.js';
 import type { KubeAccess } from '../src/kube/access.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
@@ -68,7 +69,8 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       // Labels and finalizers come first: without them nothing else is done.
       if (action.type === 'setLabels' || action.type === 'setFinalizers') return 'fatal';
       if (action.type !== 'createRun') return 'transient';
-      if (isNamespaceTerminating(e)) namespaceTerminating = true;
+      if (e instanceof NameTaken) refused[action.pipeline] = e.message;
+      else if (isNamespaceTerminating(e)) namespaceTerminating = true;
       else if (isDeterministicRefusal(e))
         refused[action.pipeline] =
           `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
@@ -110,9 +112,11 @@ export function observedFor(
   uid: string,
   deps: Pick<ResourceDeps, 'workflowRuns' | 'runs' | 'works' | 'workflows' | 'defaultInterval'>,
 ): Pick<ResourceObserved, 'runs' | 'works' | 'workflow' | 'statusMessageOf' | 'filesOf' | 'defaultInterval'> {
+  // Only what the controller made for this owner: its labels and its controller reference.
+  const made = <T extends WorkflowRun | Work>(all: T[]) => all.filter((o) => controlledBy(o, uid));
   return {
-    runs: deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid),
-    works: deps.works.withLabel(LABEL_RESOURCE_UID, uid),
+    runs: made(deps.workflowRuns.withLabel(LABEL_RESOURCE_UID, uid)),
+    works: made(deps.works.withLabel(LABEL_RESOURCE_UID, uid)),
     workflow: (ns, n) => deps.workflows.get(ns, n),
     statusMessageOf: (run) =>
       writtenStatus(deps.runs.withLabel(LABEL_WORKFLOWRUN_UID, run.metadata.uid ?? '')).message,
@@ -139,14 +143,7 @@ export async function applyResourceAction(
     case 'setFinalizers':
       return patchMetadata(resource, { finalizers: action.finalizers }, deps);
     case 'createRun':
-      deps.writes?.inc({ verb: 'create', resource: 'workflowruns' });
-      try {
-        await deps.kube.create(crd('workflowruns', namespace), action.run);
-      } catch (e) {
-        // The name is deterministic: after a crash the run is there already, and is ours.
-        if (statusCode(e) !== 409) throw e;
-      }
-      return;
+      return createPipelineRun(action.run, resource, namespace, deps);
     case 'cancelRun':
     case 'resumeRun':
       deps.writes?.inc({ verb: 'patch', resource: 'workflowruns' });
@@ -177,6 +174,36 @@ export async function applyResourceAction(
       }
       return;
   }
+}
+
+/** A pipeline run's deterministic name is taken by a WorkflowRun the controller did not make for this owner. */
+export class NameTaken extends Error {}
+
+/**
+ * Creates a pipeline run. The name is deterministic: after a crash the run is there already, and is
+ * adopted when it is ours (made for this owner, with its labels); one made by anyone else under that
+ * name is never adopted, and the pipeline fails with the reason.
+ */
+async function createPipelineRun(
+  run: WorkflowRun,
+  owner: ResourceObject,
+  namespace: string,
+  deps: ActionDeps,
+): Promise<void> {
+  deps.writes?.inc({ verb: 'create', resource: 'workflowruns' });
+  try {
+    await deps.kube.create(crd('workflowruns', namespace), run);
+    return;
+  } catch (e) {
+    if (statusCode(e) !== 409) throw e;
+  }
+  const name = run.metadata.name ?? '';
+  const found = await deps.kube.get<WorkflowRun>({ ...crd('workflowruns', namespace), name });
+  const uid = owner.metadata.uid ?? '';
+  if (controlledBy(found, uid) && found.metadata.labels?.[LABEL_RESOURCE_UID] === uid) return;
+  throw new NameTaken(
+    `WorkflowRun "${name}" exists and was not made by the kruntimes controller for this ${owner.kind ?? 'resource'}: it is not adopted (delete it, and the pipeline runs again)`,
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
 import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { workflowRunEnded } from '../src/api/phases.js';
+import { controlledBy } from '../src/api/objects.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
@@ -19,6 +20,7 @@ import {
   type Observed,
 } from '../src/plan/workflowrun.js';
 import { log } from '../src/telemetry/log.js';
+import { AccessDenied, type CreatorAccess } from './creator-access.js';
 import type { EventRecorder } from './events.js';
 import { retryForCacheLag } from './missing.js';
 import { snapshotsIn, type Snapshot, type SnapshotSpecs } from './snapshots.js';
@@ -43,6 +45,8 @@ export interface ReconcileDeps {
   writes?: { inc(labels: { verb: string; resource: string }): void };
   /** The planner's clock (tests inject one). */
   clock?: () => Date;
+  /** Whether a run's creator may have what a Run reaches (Secrets, a service account). */
+  access?: CreatorAccess;
 }
 
 /**
@@ -86,8 +90,8 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
       // The label comes before the status and is never skipped: a status that says Suspended is
       // always written after the label, so a missing label can only mean a resume.
       if (action.type === 'setSuspendedLabel') return 'fatal';
-      if (!('job' in action) || !isDeterministicRefusal(e)) return 'transient';
-      refused[action.job] = refusal(action, e);
+      if (!('job' in action) || !(e instanceof AccessDenied || isDeterministicRefusal(e))) return 'transient';
+      refused[action.job] = e instanceof AccessDenied ? e.message : refusal(action, e);
       return 'replan';
     },
     statusResource: 'workflowruns/status',
@@ -129,8 +133,8 @@ function owned(cached: WorkflowRun, { caches }: ReconcileDeps): Pick<Observed, '
   const uid = cached.metadata.uid ?? '';
   // UIDs are unique across namespaces, so the label indexes need no namespace filter.
   return {
-    runs: caches.runs.withLabel(LABEL_WORKFLOWRUN_UID, uid),
-    children: caches.workflowRuns.withLabel(LABEL_PARENT_UID, uid),
+    runs: caches.runs.withLabel(LABEL_WORKFLOWRUN_UID, uid).filter((r) => controlledBy(r, uid)),
+    children: caches.workflowRuns.withLabel(LABEL_PARENT_UID, uid).filter((r) => controlledBy(r, uid)),
   };
 }
 
@@ -145,9 +149,11 @@ async function observe(
   return {
     snapshot: await snapshotSpec(cached, deps),
     workflow: (n) => caches.workflows.get(namespace, n),
+    // Ours only when made for this run: its controller reference and the label only the controller sets.
     takenByOther: (kind, n) => {
       const found = kind === 'Run' ? caches.runs.get(namespace, n) : caches.workflowRuns.get(namespace, n);
-      return found !== undefined && !found.metadata.ownerReferences?.some((ref) => ref.uid === uid);
+      const label = kind === 'Run' ? LABEL_WORKFLOWRUN_UID : LABEL_PARENT_UID;
+      return found !== undefined && !(controlledBy(found, uid) && found.metadata.labels?.[label] === uid);
     },
     agentsServe: deps.agents
       ? (runtime) => deps.agents?.servedUntil(runtime, namespace, (deps.clock?.() ?? new Date()).getTime())
@@ -238,6 +244,7 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       if (!(await createSnapshot(run, action.name, action.spec, deps))) await deps.snapshotSpecs.spec(run);
       return;
     case 'createRun':
+      await deps.access?.check(run, action.run);
       await createOrAdopt(
         run,
         'runs',

@@ -60,7 +60,11 @@ export function createApp(deps: AppDeps): express.Express {
     json,
     answer((r) => validateRequest(r, deps)),
   );
-  app.post('/mutate', json, answer(mutateRequest));
+  app.post(
+    '/mutate',
+    json,
+    answer((r) => mutateRequest(r, deps.runCreators)),
+  );
 
   // Body errors (not JSON, too large, wrong encoding) end here: a 4xx with a readable reason, and an
   // AdmissionReview body so a client that reads it still understands.

@@ -243,6 +243,84 @@ describe('mutateRequest', () => {
   });
   it('is idempotent: a second pass adds nothing', () => {
     expect(workflowDefaults({ ...wf, spec: { ...wf.spec, inputs: { a: { type: 'string' } } } })).toEqual([]);
-    expect(mutateRequest(req()).response).toEqual({ uid: 'u-1', allowed: true });
+    const first = mutateRequest(req()).response;
+    const ops = JSON.parse(Buffer.from(first.patch ?? '', 'base64').toString()) as { value: object }[];
+    const object = { ...(req().object as object), metadata: { name: 'r', annotations: ops[0]?.value } };
+    expect(mutateRequest(req({ object })).response).toEqual({ uid: 'u-1', allowed: true });
+  });
+});
+
+describe('what only the controller writes', () => {
+  const controller = { username: 'system:serviceaccount:kruntimes-system:kruntimes-controller' };
+  const pipelineRun = {
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'WorkflowRun',
+    metadata: { name: 'r', labels: { 'kruntimes.io/resource-uid': 'u1', 'kruntimes.io/pipeline': 'p' } },
+    spec: { jobs: { a: { 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } } },
+  };
+
+  it('refuses a pipeline run forged by a user, naming the label, and lets the controller make it', () => {
+    expect(validateRequest(req({ object: pipelineRun })).response).toMatchObject({
+      allowed: false,
+      status: {
+        code: 403,
+        message:
+          'user "alice" may not write WorkflowRun "r": metadata.labels[kruntimes.io/resource-uid]: set by the kruntimes controller only: it marks what the controller made and trusts; metadata.labels[kruntimes.io/pipeline]: set by the kruntimes controller only: it marks what the controller made and trusts',
+      },
+    });
+    expect(validateRequest(req({ object: pipelineRun, userInfo: controller })).response.allowed).toBe(true);
+  });
+
+  it('refuses a user writing a Work', () => {
+    const kind = { group: 'kruntimes.io', version: 'v1alpha1', kind: 'Work' };
+    const work = { metadata: { name: 'w' }, spec: { objects: [] } };
+    expect(validateRequest(req({ kind, object: work })).response).toMatchObject({
+      allowed: false,
+      status: {
+        code: 403,
+        message: 'Works are written by the kruntimes controller: user "alice" may not write Work "w"',
+      },
+    });
+    expect(validateRequest(req({ kind, object: work, userInfo: controller })).response.allowed).toBe(true);
+  });
+
+  it("refuses a user changing a Run's env", () => {
+    const kind = { group: 'kruntimes.io', version: 'v1alpha1', kind: 'Run' };
+    const run = (env: object[]) => ({
+      metadata: { name: 'x' },
+      spec: { runtime: 'bash', script: 'true', env },
+    });
+    const r = validateRequest(
+      req({ kind, operation: 'UPDATE', oldObject: run([]), object: run([{ name: 'A', value: 'b' }]) }),
+    );
+    expect(r.response).toMatchObject({
+      allowed: false,
+      status: {
+        code: 403,
+        message:
+          'user "alice" may not write Run "x": spec: a Run is written by the kruntimes controller: only spec.cancelRequested may change',
+      },
+    });
+  });
+});
+
+describe('the creator of a WorkflowRun', () => {
+  it('is recorded by the mutating webhook for a user, and left to the controller for its own runs', () => {
+    const body = {
+      metadata: { name: 'r', annotations: { 'kruntimes.io/created-by': 'forged' } },
+      spec: { jobs: {} },
+    };
+    const patch = (userInfo: object) => {
+      const r = mutateRequest(req({ object: body, userInfo })).response;
+      return r.patch ? JSON.parse(Buffer.from(r.patch, 'base64').toString()) : [];
+    };
+    expect(patch({ username: 'alice', groups: ['team'] })).toEqual([
+      {
+        op: 'add',
+        path: '/metadata/annotations/kruntimes.io~1created-by',
+        value: '{"username":"alice","groups":["team"]}',
+      },
+    ]);
+    expect(patch({ username: 'system:serviceaccount:kruntimes-system:kruntimes-controller' })).toEqual([]);
   });
 });

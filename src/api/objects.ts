@@ -20,6 +20,17 @@ export function controllerReference(owner: {
 }
 
 /**
+ * Whether `o` names `uid` as its controller owner. With the labels only the controller may set
+ * (src/validate/controller-fields.ts), this is how the controller knows an object is one it made.
+ */
+export function controlledBy(
+  o: { metadata: { ownerReferences?: { uid?: string; controller?: boolean }[] } },
+  uid: string,
+): boolean {
+  return uid !== '' && (o.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid);
+}
+
+/**
  * A condition as it stands now, in the Kubernetes convention (meta.SetStatusCondition):
  * lastTransitionTime moves only when the status does, so a status write that changes nothing else
  * is recognised as no change.

@@ -10,6 +10,7 @@ import {
   LABEL_WORKFLOW,
   LABEL_WORKFLOWRUN_UID,
 } from '../labels.js';
+import { ANNOTATION_CREATOR } from '../validate/creator.js';
 import type { Materialized } from '../render/materialize.js';
 
 export function ownerReference(run: WorkflowRun) {
@@ -106,6 +107,19 @@ export function buildRun(
   };
 }
 
+/** The child's frozen output contract, and its root's creator, in whose name its Runs act too. */
+function childAnnotations(
+  owner: WorkflowRun,
+  rendered: Materialized,
+): { annotations?: Record<string, string> } {
+  const creator = owner.metadata.annotations?.[ANNOTATION_CREATOR];
+  const annotations = {
+    ...rendered.annotations,
+    ...(creator !== undefined ? { [ANNOTATION_CREATOR]: creator } : {}),
+  };
+  return Object.keys(annotations).length ? { annotations } : {};
+}
+
 export function buildChild(
   owner: WorkflowRun,
   jobName: string,
@@ -124,7 +138,7 @@ export function buildChild(
         [LABEL_CALL_JOB]: jobName,
         [LABEL_WORKFLOW]: workflow,
       },
-      ...(Object.keys(rendered.annotations).length ? { annotations: rendered.annotations } : {}),
+      ...childAnnotations(owner, rendered),
       ownerReferences: [ownerReference(owner)],
     },
     spec: { jobs: rendered.jobs },

@@ -15,6 +15,10 @@ import {
   type ValidationResult,
 } from '../../src/validate/index.js';
 import { DEFAULT_RUNTIMED_USERS, runStatusWriteError } from '../../src/validate/run-status.js';
+import {
+  runControllerFieldErrors,
+  workflowRunControllerFieldErrors,
+} from '../../src/validate/controller-fields.js';
 import { DEFAULT_RUN_STALE_MS } from '../../src/runtime/lifecycle.js';
 import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
 import type { WorkflowIndex } from '../workflows.js';
@@ -35,7 +39,7 @@ export interface ValidateDeps {
 
 export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}): AdmissionReview {
   const { uid, kind, operation } = req;
-  if (kind.group !== GROUP || !['Workflow', 'WorkflowRun', 'Run', 'Promise'].includes(kind.kind))
+  if (kind.group !== GROUP || !['Workflow', 'WorkflowRun', 'Run', 'Promise', 'Work'].includes(kind.kind))
     return deny(uid, 400, 'BadRequest', `this webhook does not validate ${kind.kind}.${kind.group}`);
   const namespace = req.namespace ?? '';
   if (operation === 'DELETE') return kind.kind === 'Workflow' ? workflowDelete(req, deps) : allow(uid);
@@ -44,6 +48,9 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
     return deny(uid, 400, 'BadRequest', 'request.object is missing or has no metadata');
   const name = String(req.object.metadata.name ?? req.name ?? '');
   const old = isObject(req.oldObject) && operation === 'UPDATE' ? req.oldObject : undefined;
+  const refused = controllerOnly(req, name, old, deps);
+  if (refused) return refused;
+  if (kind.kind === 'Work') return allow(uid);
   const servesIn = (ns: string) => {
     const serves = deps.serves;
     return serves ? (runtime: string) => serves(runtime, ns) : undefined;
@@ -108,6 +115,43 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
   if (result.errors.length > 0)
     return deny(uid, 422, 'Invalid', invalidMessage(kind.kind, name, result.errors), result.warnings);
   return allow(uid, result.warnings);
+}
+
+/**
+ * What only the controller may write (src/validate/controller-fields.ts): Works, a Run's spec, the
+ * controller's labels and the runs it made. Its own writes, and admins', pass.
+ */
+function controllerOnly(
+  req: AdmissionRequest,
+  name: string,
+  old: Record<string, unknown> | undefined,
+  deps: ValidateDeps,
+): AdmissionReview | undefined {
+  const { kind, uid } = req;
+  if (req.subResource || mayCreateRun(req.userInfo, deps.runCreators ?? DEFAULT_RUN_CREATORS))
+    return undefined;
+  const who = `user "${req.userInfo?.username ?? ''}"`;
+  if (kind.kind === 'Work')
+    return deny(
+      uid,
+      403,
+      'Forbidden',
+      `Works are written by the kruntimes controller: ${who} may not write Work "${name}"`,
+    );
+  const object = req.object as Record<string, unknown>;
+  const errors =
+    kind.kind === 'WorkflowRun'
+      ? workflowRunControllerFieldErrors(object, old, req.userInfo)
+      : kind.kind === 'Run' && old
+        ? runControllerFieldErrors(object, old)
+        : [];
+  if (errors.length === 0) return undefined;
+  return deny(
+    uid,
+    403,
+    'Forbidden',
+    `${who} may not write ${kind.kind} "${name}": ${errors.map(formatFieldError).join('; ')}`,
+  );
 }
 
 /** `WorkflowRun "release" is invalid: spec.jobs.deploy: a call job cannot have steps; ...` */
