@@ -69,6 +69,7 @@ const manager = new Manager(kubeAccess(flags.kubeconfig ? { path: flags.kubeconf
   agentNamespace: flags['agent-namespace'] as string,
   ttlSecondsAfterFinished: Number(flags['ttl-seconds-after-finished']),
   reconcileInterval: flags['reconcile-interval'] as string,
+  installNamespace: ns,
   leader: flags['no-leader-elect']
     ? undefined
     : {

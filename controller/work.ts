@@ -1,6 +1,7 @@
 // The Work reconciler: each object of a Work server-side applied (field manager kruntimes), the
-// objects a newer Work dropped deleted, the result in the Work's status. The controller applies
-// with its own rights: what Promises may create is what an admin granted it (docs/promises.md).
+// objects a newer Work dropped deleted, the result in the Work's status. Each Work acts as its
+// Promise's service account (work-objects.ts), never with the controller's own rights: what a
+// Promise may create is what its author granted that account (docs/promises.md, RBAC).
 import { requeueAfter, type Result } from '../src/kube/controller/controller.js';
 import { writeStatusIfChanged } from '../src/kube/controller/planned.js';
 import type { AppliedObject, Work } from '../src/api/types.js';
@@ -8,24 +9,23 @@ import type { KubeAccess } from '../src/kube/access.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import { Discovery } from '../src/kube/discovery.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
-import { rawJson, serverSideApply } from '../src/kube/raw.js';
 import { isTransient } from '../src/kube/retry.js';
 import { manifestKey, type Manifest } from '../src/promise/documents.js';
 import { identity, placed, toPrune, workStatus } from '../src/promise/works.js';
 import { log } from '../src/telemetry/log.js';
-import { FINALIZER_APPLIED_OBJECTS } from '../src/labels.js';
+import { FINALIZER_APPLIED_OBJECTS, LABEL_PROMISE } from '../src/labels.js';
+import { applyObject, deleteObject, describeObject, NotTheWorks } from './work-objects.js';
 import type { EventRecorder } from './events.js';
 
 export interface WorkDeps {
-  kc: KubeAccess;
+  /** The identity a Promise's Works act as. */
+  actAs: (promise: string) => KubeAccess;
   works: ResilientInformer<Work>;
   kube: KubeClient;
   discovery: Discovery;
   events: EventRecorder;
   writes?: { inc(labels: { verb: string; resource: string }): void };
 }
-
-const describe = (o: AppliedObject) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
 
 export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result | undefined> {
   const [namespace, name] = key.split('/') as [string, string];
@@ -37,6 +37,10 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
     await setFinalizers(work, [...(work.metadata.finalizers ?? []), FINALIZER_APPLIED_OBJECTS], deps);
     return undefined; // the update comes back through the cache
   }
+  const promise = work.metadata.labels?.[LABEL_PROMISE];
+  if (!promise)
+    return writeWorkStatus(work, [], [`the Work has no ${LABEL_PROMISE} label: nothing is applied`], deps);
+  const as = deps.actAs(promise);
   const applied: AppliedObject[] = [];
   const failures: string[] = [];
   for (const raw of (work.spec.objects ?? []) as Manifest[]) {
@@ -51,12 +55,12 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
     const id = identity(obj);
     try {
       deps.writes?.inc({ verb: 'apply', resource: info.plural });
-      await serverSideApply(deps.kc, Discovery.path(info, obj.metadata.namespace, obj.metadata.name), obj);
+      await applyObject(as, work, info, obj);
       applied.push(id);
     } catch (e) {
       // A transient failure is retried with backoff; a refusal is the Work's result.
-      if (isTransient(e)) throw e;
-      failures.push(`${describe(id)}: ${statusMessage(e)}`);
+      if (!(e instanceof NotTheWorks) && isTransient(e)) throw e;
+      failures.push(`${describeObject(id)}: ${statusMessage(e)}`);
     }
   }
   // Pruned only when every object applied: a half-applied Work keeps what it had.
@@ -66,16 +70,25 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
     if (!info) continue;
     try {
       deps.writes?.inc({ verb: 'delete', resource: info.plural });
-      await rawJson(deps.kc, 'DELETE', Discovery.path(info, o.namespace, o.name ?? ''));
-      log.info({ work: key, object: describe(o) }, 'pruned');
+      if (await deleteObject(as, work, info, o)) log.info({ work: key, object: describeObject(o) }, 'pruned');
     } catch (e) {
-      if (statusCode(e) !== 404) failures.push(`pruning ${describe(o)}: ${statusMessage(e)}`);
+      if (statusCode(e) !== 404) failures.push(`pruning ${describeObject(o)}: ${statusMessage(e)}`);
     }
   }
+  return writeWorkStatus(work, applied, failures, deps);
+}
+
+async function writeWorkStatus(
+  work: Work,
+  applied: AppliedObject[],
+  failures: string[],
+  deps: WorkDeps,
+): Promise<undefined> {
   const kept = failures.length === 0 ? applied : mergeApplied(work.status?.applied ?? [], applied);
   const status = workStatus(work.metadata.generation, kept, failures, work.status, new Date().toISOString());
+  const coordinates = { ...crd('works', work.metadata.namespace ?? ''), name: work.metadata.name ?? '' };
   const written = await writeStatusIfChanged(work.status, status, deps.writes, 'works/status', () =>
-    deps.kube.replaceStatus({ ...crd('works', namespace), name }, { ...work, status }),
+    deps.kube.replaceStatus(coordinates, { ...work, status }),
   );
   if (!written) return undefined;
   if (failures.length > 0) deps.events.record(work, 'Warning', 'ApplyFailed', status.message ?? '');
@@ -88,24 +101,13 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
  */
 async function removeApplied(work: Work, deps: WorkDeps): Promise<number | undefined> {
   if (!work.metadata.finalizers?.includes(FINALIZER_APPLIED_OBJECTS)) return undefined;
+  const promise = work.metadata.labels?.[LABEL_PROMISE];
   let left = 0;
-  for (const o of work.status?.applied ?? []) {
+  for (const o of promise ? (work.status?.applied ?? []) : []) {
     const info = await deps.discovery.resource(o.apiVersion ?? '', o.kind ?? '');
     if (!info) continue; // its API is gone, and the object with it
-    const path = Discovery.path(info, o.namespace, o.name ?? '');
-    try {
-      await rawJson(deps.kc, 'GET', path);
-    } catch (e) {
-      if (statusCode(e) === 404) continue;
-      throw e;
-    }
-    left++;
     deps.writes?.inc({ verb: 'delete', resource: info.plural });
-    try {
-      await rawJson(deps.kc, 'DELETE', path, { propagationPolicy: 'Background' });
-    } catch (e) {
-      if (statusCode(e) !== 404) throw e;
-    }
+    if (await deleteObject(deps.actAs(promise ?? ''), work, info, o)) left++;
   }
   if (left > 0) return 1000;
   await setFinalizers(

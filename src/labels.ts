@@ -43,6 +43,8 @@ export const LABEL_PIPELINE_ATTEMPT = 'kruntimes.io/pipeline-attempt';
 export const FINALIZER_DELETE_WORKFLOW = 'kruntimes.io/delete-workflow';
 /** On a resource with Works: deletion removes them and what they applied first. */
 export const FINALIZER_WORKS_CLEANUP = 'kruntimes.io/works-cleanup';
+/** On each object a Work applied: the Work's uid. An object without it is not the Work's to change or delete. */
+export const LABEL_WORK_UID = 'kruntimes.io/work-uid';
 /** On a Work: its deletion removes the objects it applied first. */
 export const FINALIZER_APPLIED_OBJECTS = 'kruntimes.io/applied-objects';
 /** On a Promise: its deletion deletes its resources (through their delete pipelines), then its CRD. */

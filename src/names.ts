@@ -81,3 +81,6 @@ export function workName(resource: string, pipeline: string): string {
 /** A service account as the API server names its user. */
 export const serviceAccountUser = (namespace: string, name: string) =>
   `system:serviceaccount:${namespace}:${name}`;
+
+/** The service account a Promise's Works act as (docs/promises.md, RBAC); its author grants its rights. */
+export const promiseServiceAccount = (promise: string) => boundedName(`kruntimes-promise-${promise}`);

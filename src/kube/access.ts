@@ -131,3 +131,39 @@ export function kubeAccess(
   impersonate(access, extra);
   return access;
 }
+
+/** An access that acts as another user: what it was, its own impersonation replaced. */
+class ActingAs implements KubeAccess {
+  constructor(
+    private readonly base: KubeAccess,
+    private readonly username: string,
+  ) {}
+
+  getCurrentCluster(): { server: string; proxyUrl?: string } | null {
+    return this.base.getCurrentCluster();
+  }
+
+  async applyToHTTPSOptions(opts: https.RequestOptions): Promise<void> {
+    await this.base.applyToHTTPSOptions(opts);
+    const headers = Object.fromEntries(
+      Object.entries((opts.headers ?? {}) as Record<string, string | string[]>).filter(
+        ([k]) => !k.toLowerCase().startsWith('impersonate-'),
+      ),
+    );
+    opts.headers = { ...headers, 'Impersonate-User': this.username };
+  }
+}
+
+const acting = new WeakMap<KubeAccess, Map<string, KubeAccess>>();
+
+/**
+ * `kc` acting as `username` (Kubernetes impersonation: the caller needs the `impersonate` verb on
+ * that user or service account). One access per user, so its connections are kept and reused.
+ */
+export function actingAs(kc: KubeAccess, username: string): KubeAccess {
+  let users = acting.get(kc);
+  if (!users) acting.set(kc, (users = new Map()));
+  let access = users.get(username);
+  if (!access) users.set(username, (access = new ActingAs(kc, username)));
+  return access;
+}

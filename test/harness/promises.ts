@@ -1,9 +1,10 @@
 // Promises for the suites: each test its own resource API (a unique kind in test.kruntimes.dev), the
-// controller granted that group through the aggregated kruntimes-promises role, resources created
-// and read through the real API server.
+// controller granted that group through the aggregated kruntimes-promises role, each Promise's Works
+// what the tests apply through its own account, resources created and read through the real API server.
 import { randomBytes } from 'node:crypto';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Pipeline, PromiseObject, ResourceObject } from '../../src/api/types.js';
+import { promiseServiceAccount } from '../../src/names.js';
 import { eventually, testCluster, type TestCluster } from './cluster.js';
 import { channel, type Channel } from './channel.js';
 import { controllerPid, startController } from './controller.js';
@@ -24,6 +25,14 @@ export async function grantTestGroup(): Promise<void> {
         resources: ['*'],
         verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'],
       },
+    ],
+  };
+  // What the tests' Works apply, granted to each test Promise's own account (applyPromise).
+  const works = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: PROMISE_WORKS_ROLE },
+    rules: [
       // Namespaces: a cluster-scoped kind a Work may apply, for the cleanup tests.
       {
         apiGroups: [''],
@@ -32,8 +41,10 @@ export async function grantTestGroup(): Promise<void> {
       },
     ],
   };
-  const r = kubectl(['apply', '-f', '-'], JSON.stringify(role));
-  if (r.status !== 0) throw new Error(r.stderr);
+  for (const o of [role, works]) {
+    const r = kubectl(['apply', '-f', '-'], JSON.stringify(o));
+    if (r.status !== 0) throw new Error(r.stderr);
+  }
   await eventually(
     async () =>
       kubectl([
@@ -104,11 +115,30 @@ export function newApi(): TestApi {
   return { promise: `p-${id}`, kind: `Thing${id}`, plural: `things${id}` };
 }
 
-/** Applies the Promise and waits until its API is served. */
+/** The ClusterRole of what the tests' Works may apply (ConfigMaps, Namespaces). */
+export const PROMISE_WORKS_ROLE = 'kruntimes-test-promise-works';
+
+/** Grants a Promise's own account (which its Works act as) what the tests' Works apply. */
+export function grantPromiseWorks(promise: string): void {
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: `kruntimes-test-works-${promise}`, labels: { 'kruntimes.io/test': 'promise-works' } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: PROMISE_WORKS_ROLE },
+    subjects: [
+      { kind: 'ServiceAccount', name: promiseServiceAccount(promise), namespace: 'kruntimes-system' },
+    ],
+  };
+  const r = kubectl(['apply', '-f', '-'], JSON.stringify(binding));
+  if (r.status !== 0) throw new Error(r.stderr);
+}
+
+/** Applies the Promise, its Works granted what the tests' Works apply, and waits until its API is served. */
 export async function applyPromise(promise: object): Promise<void> {
+  const name = (promise as { metadata: { name: string } }).metadata.name;
+  grantPromiseWorks(name);
   const r = kubectl(['apply', '-f', '-'], JSON.stringify(promise));
   if (r.status !== 0) throw new Error(r.stderr);
-  const name = (promise as { metadata: { name: string } }).metadata.name;
   const w = kubectl(['wait', '--for=condition=Available', '--timeout=30s', `promise/${name}`]);
   if (w.status !== 0) throw new Error(`promise ${name} not Available: ${w.stderr}`);
 }
