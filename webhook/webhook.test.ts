@@ -321,6 +321,23 @@ describe('the creator of a WorkflowRun', () => {
         value: '{"username":"alice","groups":["team"]}',
       },
     ]);
+    // The controller (and an admin) may hand over a run's creator; an admin's own run records them.
     expect(patch({ username: 'system:serviceaccount:kruntimes-system:kruntimes-controller' })).toEqual([]);
+    const admin = { username: 'root', groups: ['system:masters'] };
+    const plain = { metadata: { name: 'r' }, spec: { jobs: {} } };
+    const r = mutateRequest(req({ object: plain, userInfo: admin })).response;
+    expect(JSON.parse(Buffer.from(r.patch ?? '', 'base64').toString())).toEqual([
+      {
+        op: 'add',
+        path: '/metadata/annotations',
+        value: { 'kruntimes.io/created-by': '{"username":"root","groups":["system:masters"]}' },
+      },
+    ]);
+    const pipelineRun = {
+      metadata: { name: 'p', labels: { 'kruntimes.io/resource-uid': 'u' } },
+      spec: { jobs: {} },
+    };
+    const controller = { username: 'system:serviceaccount:kruntimes-system:kruntimes-controller' };
+    expect(mutateRequest(req({ object: pipelineRun, userInfo: controller })).response.patch).toBeUndefined();
   });
 });

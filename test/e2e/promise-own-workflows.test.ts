@@ -10,6 +10,7 @@ import { kubectl } from '../harness/kubectl.js';
 import {
   newApi,
   pipeline,
+  grantPromiseWorks,
   promiseFor,
   promiseSuite,
   resourceClient,
@@ -32,9 +33,10 @@ async function applyAndAwait(
   ok: (p: PromiseObject) => boolean,
   what: string,
 ): Promise<PromiseObject> {
+  const name = (p as { metadata: { name: string } }).metadata.name;
+  grantPromiseWorks(name);
   const r = kubectl(['apply', '-f', '-'], JSON.stringify(p));
   if (r.status !== 0) throw new Error(r.stderr);
-  const name = (p as { metadata: { name: string } }).metadata.name;
   suite.promises.push(name);
   let last: PromiseObject | undefined;
   await eventually(

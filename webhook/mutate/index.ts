@@ -3,6 +3,7 @@
 import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
 import { isObject } from '../../src/helpers.js';
 import { ANNOTATION_CREATOR, creatorAnnotation } from '../../src/validate/creator.js';
+import { LABEL_PARENT_UID, LABEL_RESOURCE_UID } from '../../src/labels.js';
 import { DEFAULT_RUN_CREATORS, mayCreateRun, type RunCreators } from '../../src/validate/run.js';
 
 type PatchOp = { op: 'add'; path: string; value: unknown };
@@ -21,16 +22,23 @@ export function workflowDefaults(obj: unknown): PatchOp[] {
 }
 
 /**
- * A WorkflowRun someone other than the controller creates records its creator, whatever the object
- * said (src/validate/creator.ts); the controller's own (child runs) carry their root's.
+ * A WorkflowRun records its creator, whatever the object said (src/validate/creator.ts). Only the
+ * controller and admins may hand one over as made: the controller's children carry their root's
+ * creator, and its runs for a Promise (with the labels only it sets) carry none.
  */
 export function creatorRecord(req: AdmissionRequest, creators: RunCreators): PatchOp[] {
-  if (req.operation !== 'CREATE' || req.kind.kind !== 'WorkflowRun' || mayCreateRun(req.userInfo, creators))
-    return [];
+  if (req.operation !== 'CREATE' || req.kind.kind !== 'WorkflowRun') return [];
   const value = creatorAnnotation(req.userInfo);
   const metadata = isObject(req.object) && isObject(req.object.metadata) ? req.object.metadata : {};
-  if (isObject(metadata.annotations) && metadata.annotations[ANNOTATION_CREATOR] === value) return [];
-  if (!isObject(metadata.annotations))
+  const annotations = isObject(metadata.annotations) ? metadata.annotations : undefined;
+  const labels = isObject(metadata.labels) ? metadata.labels : {};
+  if (mayCreateRun(req.userInfo, creators)) {
+    const madeByController =
+      labels[LABEL_RESOURCE_UID] !== undefined || labels[LABEL_PARENT_UID] !== undefined;
+    if (madeByController || annotations?.[ANNOTATION_CREATOR] !== undefined) return [];
+  }
+  if (annotations?.[ANNOTATION_CREATOR] === value) return [];
+  if (!annotations)
     return [{ op: 'add', path: '/metadata/annotations', value: { [ANNOTATION_CREATOR]: value } }];
   return [{ op: 'add', path: `/metadata/annotations/${escape(ANNOTATION_CREATOR)}`, value }];
 }
