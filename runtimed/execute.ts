@@ -20,6 +20,7 @@ import {
 } from '../src/runtime/sandbox-command.js';
 import type { Runtime } from './runtime.js';
 import { StepLog } from './step-log.js';
+import { sandboxStdio } from './sandbox-setup.js';
 
 export interface ExecuteOptions {
   /** The folder for this execution; removed afterwards. */
@@ -167,18 +168,21 @@ export class Execution {
   ): Promise<{ exitCode: number | null; signal: string | null; startError?: string }> {
     const uid = this.opts.sandbox?.uid;
     return new Promise((resolve) => {
+      const io = sandboxStdio(this.opts.sandbox);
       const child = spawn(file, args, {
         cwd: o.cwd,
         env: o.env,
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: io.stdio,
         ...(uid !== undefined ? { uid, gid: uid } : {}),
       });
+      // The child has its own copy of the filter's descriptor once it is spawned.
+      io.close();
       this.pgid = child.pid;
       // A restarted agent stops what its previous life left running (see reapOrphans).
       if (child.pid) writeFileSync(join(this.opts.dir, 'pgid'), String(child.pid));
-      child.stdout.on('data', o.onData);
-      child.stderr.on('data', o.onData);
+      child.stdout?.on('data', o.onData);
+      child.stderr?.on('data', o.onData);
       child.on('error', (e) => resolve({ exitCode: null, signal: null, startError: e.message }));
       // 'close' waits for the output pipes, so the tail is complete.
       child.on('close', (code, sig) => resolve({ exitCode: code, signal: sig }));

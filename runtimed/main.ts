@@ -1,6 +1,6 @@
 // runtimed: `node dist/runtimed/main.js --kubeconfig ... --identity node-1 --data-dir /var/lib/runtimed`.
 import '../src/node-version.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, watchFile } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { availableParallelism, homedir, hostname } from 'node:os';
@@ -19,7 +19,7 @@ import { LogAuthorizer } from './auth.js';
 import { LogStore } from './logstore.js';
 import { parseRuntimes } from './runtime.js';
 import { DEFAULT_RUN_STALE_MS } from '../src/runtime/lifecycle.js';
-import { prepareSandbox, sandboxOptions, sandboxProblem } from './sandbox-setup.js';
+import { prepareSandbox, sandboxOptions, sandboxProblem, withSeccomp } from './sandbox-setup.js';
 import { DEFAULT_STEP_LIMITS, type SandboxOptions } from '../src/runtime/sandbox-command.js';
 
 const MB = 1024 * 1024;
@@ -98,8 +98,8 @@ const f = processFlags(
     },
     'step-network': {
       type: 'string',
-      default: 'host',
-      help: "host: steps share the agent's network; none: a network namespace of their own",
+      default: 'none',
+      help: "none: each step a network namespace of its own, loopback only; host: steps share the agent's network",
     },
     'step-uid-base': {
       type: 'string',
@@ -189,6 +189,8 @@ if (!processes) {
     f['step-network'] === 'host',
   );
   if (uidBase !== undefined) sandbox = prepareSandbox(sandbox, workDir);
+  sandbox = withSeccomp(sandbox, workDir);
+  if (!sandbox.seccomp) log.warn({ arch: process.arch }, 'no seccomp filter for steps on this architecture');
   const problem = sandboxProblem(sandbox, uidBase, workDir);
   if (problem) {
     console.error(
@@ -263,19 +265,15 @@ const app = createApp({
     }
   },
 });
-const server =
-  f.cert && f.key
-    ? https.createServer(
-        {
-          cert: readFileSync(f.cert),
-          key: readFileSync(f.key),
-          minVersion: 'TLSv1.2',
-          // The API server presents its front-proxy certificate; other callers present none.
-          ...(frontProxy ? { ca: frontProxy.ca, requestCert: true, rejectUnauthorized: false } : {}),
-        },
-        app,
-      )
-    : http.createServer(app);
+const tls = (cert: string, key: string) => ({
+  cert: readFileSync(cert),
+  key: readFileSync(key),
+  minVersion: 'TLSv1.2' as const,
+  // The API server presents its front-proxy certificate; other callers present none.
+  ...(frontProxy ? { ca: frontProxy.ca, requestCert: true, rejectUnauthorized: false } : {}),
+});
+const server = f.cert && f.key ? https.createServer(tls(f.cert, f.key), app) : http.createServer(app);
+if (f.cert && f.key && server instanceof https.Server) reloadOnChange(server, f.cert, f.key, tls);
 server.on('error', (e) => {
   console.error(`runtimed: cannot serve on ${f.host}:${f.port}: ${e.message}`);
   process.exit(1);
@@ -336,4 +334,22 @@ async function ownImage(config: k8s.KubeConfig): Promise<string | undefined> {
     log.warn({ err: String(e) }, 'cannot read the image of this agent from its Pod');
     return undefined;
   }
+}
+
+/** The serving certificate read again when its files change, as cert-manager rotates them. */
+function reloadOnChange(
+  server: https.Server,
+  cert: string,
+  key: string,
+  tls: (cert: string, key: string) => https.ServerOptions,
+): void {
+  for (const file of [cert, key])
+    watchFile(file, { interval: 5000 }, () => {
+      try {
+        server.setSecureContext(tls(cert, key));
+        log.info({ file }, 'serving certificate reloaded');
+      } catch (e) {
+        log.error({ err: e }, 'could not reload the serving certificate; keeping the old one');
+      }
+    }).unref();
 }

@@ -4,11 +4,13 @@
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  closeSync,
   copyFileSync,
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -21,6 +23,7 @@ import {
   type SandboxOptions,
   type StepLimits,
 } from '../src/runtime/sandbox-command.js';
+import { seccompFilter, seccompSupported } from '../src/runtime/seccomp.js';
 
 /** What the host has of each system folder: a folder, a link (merged /usr), or nothing. */
 export function systemOf(paths = SYSTEM_PATHS): SandboxOptions['system'] {
@@ -35,6 +38,33 @@ export function systemOf(paths = SYSTEM_PATHS): SandboxOptions['system'] {
 
 export function sandboxOptions(bwrap: string, limits: StepLimits, network: boolean): SandboxOptions {
   return { bwrap, limits, network, system: systemOf(), etc: ETC_FILES.filter((f) => existsSync(f)) };
+}
+
+/**
+ * The seccomp filter written where the agent opens it for each step (only the agent reads it: bwrap
+ * gets it as an open file). Without it on a machine the filter is not written for.
+ */
+export function withSeccomp(o: SandboxOptions, workDir: string): SandboxOptions {
+  if (!seccompSupported()) return o;
+  const dir = join(workDir, '.sandbox');
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const file = join(dir, 'seccomp.bpf');
+  writeFileSync(file, seccompFilter(), { mode: 0o600 });
+  return { ...o, seccomp: file };
+}
+
+/** The stdio of a sandboxed step: its seccomp filter open as fd SECCOMP_FD when it has one. */
+export function sandboxStdio(o: SandboxOptions | undefined): {
+  stdio: ('ignore' | 'pipe' | number)[];
+  close(): void;
+} {
+  const fd = o?.seccomp ? openSync(o.seccomp, 'r') : undefined;
+  return {
+    stdio: ['ignore', 'pipe', 'pipe', ...(fd !== undefined ? [fd] : [])],
+    close: () => {
+      if (fd !== undefined) closeSync(fd);
+    },
+  };
 }
 
 /**
@@ -88,11 +118,14 @@ export function sandboxProblem(
       outputDir: dir,
     };
     const { file, args } = sandboxCommand(o, files, ['/bin/sh', '-c', 'test "$(id -u)" != 0']);
+    const io = sandboxStdio(o);
     const r = spawnSync(file, args, {
       encoding: 'utf8',
       timeout: 10_000,
+      stdio: io.stdio,
       ...(uid !== undefined ? { uid, gid: uid } : {}),
     });
+    io.close();
     if (r.error || r.status !== 0)
       return `a trial step in the sandbox failed (are user namespaces allowed, and every folder above ${workDir} open to other users?): ${(r.error?.message ?? r.stderr).trim() || `exit ${r.status}`}`;
     return undefined;

@@ -65,7 +65,12 @@ export interface SandboxOptions {
   system: { path: string; link?: string }[];
   /** Files of /etc a step needs (name resolution, certificates, the dynamic linker), if present. */
   etc: string[];
+  /** The seccomp filter (seccomp.ts) to give each step, a file opened as fd SECCOMP_FD of bwrap. */
+  seccomp?: string;
 }
+
+/** The file descriptor bwrap reads the seccomp filter from: the first after stdin, stdout, stderr. */
+export const SECCOMP_FD = 3;
 
 /** The folders of a Debian-like system a step needs, read-only. */
 export const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -108,6 +113,9 @@ export function sandboxCommand(
     // A killed agent (and launcher) leaves no step behind.
     '--die-with-parent',
     '--unshare-user',
+    // No user namespace inside it: a step cannot give itself the capabilities one brings, the way
+    // into most kernel bugs reachable from an unprivileged process.
+    '--disable-userns',
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
@@ -119,6 +127,7 @@ export function sandboxCommand(
     String(STEP_ID),
     '--hostname',
     'krt-step',
+    ...(o.seccomp ? ['--seccomp', String(SECCOMP_FD)] : []),
   ];
   for (const s of o.system) {
     if (s.link !== undefined) args.push('--symlink', s.link, s.path);

@@ -112,6 +112,8 @@ start_runtimed() {
   # shellcheck disable=SC1091
   . "$state/ports.env"
   local bwrap; bwrap=$("$root/tools/fetch-bwrap.sh")
+  # Steps share the agent's network here (--step-network host): the suites' steps report to
+  # channels on loopback, and the samples' could fetch. The default of an installed agent is none.
   # Steps' folders where their uids can reach them whatever the clone's parents allow (a mktemp -d
   # clone is 0700): a folder of this checkout under /tmp.
   local work; work="/tmp/kruntimes-steps-$(printf %s "$root" | sha256sum | cut -c1-12)"
@@ -119,5 +121,5 @@ start_runtimed() {
     --kubeconfig "$state/kubeconfig-runtimed" --identity local-runtimed --data-dir "$state/runtimed" \
     --host 127.0.0.1 --port "$RUNTIMED_PORT" --cert "$pki/runtimed.crt" --key "$pki/runtimed.key" \
     --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 --bwrap "$bwrap" --work-dir "$work" \
-    --concurrency 32
+    --concurrency 32 --step-network host
 }

@@ -63,6 +63,27 @@ describe('a hostile step', () => {
     expect(out).toMatchObject({ agent: '0', kube: '0', uid: '1000' });
   });
 
+  it('is refused the system calls of its seccomp filter (keyctl here), and no others', async () => {
+    const run = await attempt(
+      'seccomp',
+      [
+        // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0): an unprivileged call that works
+        // outside the filter.
+        `perl -e 'print "keyctl=", (syscall(250, 0, -3, 0) == -1 && $!{EPERM} ? "refused" : "allowed"), "\n"' >> "$KRT_OUTPUT"`,
+        `perl -e 'print "getpid=", (syscall(39) > 0 ? "allowed" : "refused"), "\n"' >> "$KRT_OUTPUT"`,
+      ].join('\n'),
+    );
+    expect(run.status?.outputs).toMatchObject({ keyctl: 'refused', getpid: 'allowed' });
+  });
+
+  it('cannot make a user namespace of its own (bwrap --disable-userns)', async () => {
+    const run = await attempt(
+      'userns',
+      'unshare -U true 2>/dev/null && echo "userns=made" >> "$KRT_OUTPUT" || echo "userns=refused" >> "$KRT_OUTPUT"',
+    );
+    expect(run.status?.outputs).toMatchObject({ userns: 'refused' });
+  });
+
   it('cannot list Runs through anything it can reach: the API server answers without credentials only', async () => {
     const run = await attempt(
       'list-runs',

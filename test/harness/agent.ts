@@ -94,6 +94,9 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
         : [
             '--bwrap',
             process.env.KRT_BWRAP ?? 'bwrap',
+            // The suites' steps report to channels on loopback.
+            '--step-network',
+            'host',
             // Agents on one machine give their steps different uids.
             '--step-uid-base',
             String(
