@@ -12,6 +12,7 @@ import { HttpError, rawJson, rawStream, rawText } from '../src/kube/raw.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { statusMessage } from '../src/kube/rest.js';
 import { LABEL_RUN_UID } from '../src/labels.js';
+import { controlledBy } from '../src/api/objects.js';
 import type { Ending } from '../src/runtime/lifecycle.js';
 import { Masker } from '../src/runtime/mask.js';
 import {
@@ -38,9 +39,25 @@ import type { NamespaceReads } from './namespace-reads.js';
 import type { Runtime } from './runtime.js';
 
 type Pod = PodLike & {
-  metadata?: { name?: string; namespace?: string; uid?: string; labels?: Record<string, string> };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    ownerReferences?: { uid?: string; controller?: boolean }[];
+  };
 };
 type Result = Omit<Ending, 'now'>;
+
+/**
+ * Whether `pod` is the step Pod of `run`: its label and its controller owner reference both name
+ * the Run's uid (anyone who may create Pods can forge the label; the reference to a Run's uid too,
+ * but then the Pod is the Run's by the garbage collector's reading as well).
+ */
+export function runsPod(pod: Pod, run: Run): boolean {
+  const uid = run.metadata.uid ?? '';
+  return pod.metadata?.labels?.[LABEL_RUN_UID] === uid && controlledBy({ metadata: pod.metadata ?? {} }, uid);
+}
 
 export interface PodExecutorOptions {
   /** The project's image, for the prepare and report containers. */
@@ -128,7 +145,7 @@ export class PodExecutor implements Executor {
     const ns = run.metadata.namespace ?? '';
     const name = stepPodName(run);
     const pod = this.cached(ns, name);
-    if (!pod || pod.metadata?.labels?.[LABEL_RUN_UID] !== run.metadata.uid) return;
+    if (!pod || !runsPod(pod, run)) return;
     await rawJson(
       this.kc,
       'DELETE',
@@ -241,7 +258,7 @@ class PodExecution implements RunningStep {
       if (!(e instanceof HttpError)) throw e;
       if (e.code !== 409) return this.end({ startError: `the step Pod was refused: ${statusMessage(e)}` });
       pod = (await rawJson(this.ex.kubeConfig, 'GET', podPath(this.ns, this.name))) as Pod;
-      if (pod.metadata?.labels?.[LABEL_RUN_UID] !== this.run.metadata.uid)
+      if (!runsPod(pod, this.run))
         return this.end({ startError: `a Pod named ${this.name} exists and belongs to another Run` });
       log.info({ run: `${this.ns}/${this.name}` }, 'adopted the step Pod of an earlier claim');
     }
