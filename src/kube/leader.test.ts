@@ -72,3 +72,58 @@ describe('leader election on an injected clock', () => {
     expect(results.filter((r) => r.status === 'fulfilled' && r.value).length).toBe(1);
   });
 });
+
+describe('a stalled API server', () => {
+  it('ends leadership by the renew deadline, strictly inside the lease, though no request ever returns', async () => {
+    let now = 0;
+    const timers: { at: number; fire: () => void }[] = [];
+    const after = (ms: number) => new Promise<void>((fire) => timers.push({ at: now + ms, fire }));
+    /** Moves the clock to the next timer and fires it. */
+    const tick = async () => {
+      await new Promise((r) => setImmediate(r));
+      timers.sort((a, b) => a.at - b.at);
+      const t = timers.shift();
+      if (!t) return false;
+      now = t.at;
+      t.fire();
+      await new Promise((r) => setImmediate(r));
+      return true;
+    };
+    const store = memoryStore();
+    let stalled = false;
+    const stalling: LeaseStore = {
+      get: () => (stalled ? new Promise<never>(() => undefined) : store.get()),
+      create: (l) => store.create(l),
+      replace: (l) => (stalled ? new Promise<never>(() => undefined) : store.replace(l)),
+    };
+    const e = new LeaderElector(new k8s.KubeConfig(), {
+      namespace: 'ns',
+      name: 'lease',
+      identity: 'a',
+      leaseDurationSeconds: 15,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      store: stalling,
+      monotonic: () => now,
+      after,
+      onAttempt: (r) => {
+        if (r === 'held') renewed = now;
+      },
+    });
+    let renewed = -1;
+    let started = -1;
+    let lost = -1;
+    const done = e.run(
+      () => (started = now),
+      () => (lost = now),
+    );
+    while (started < 0) if (!(await tick())) break;
+    stalled = true;
+    while (lost < 0 && now < 60_000) if (!(await tick())) break;
+    expect(lost).toBeGreaterThan(0);
+    await done;
+    // Leadership ended at the renew deadline after the last renewal, before the lease's 15 s.
+    expect(lost - renewed).toBe(10_000);
+    expect(e.isLeader()).toBe(false);
+  });
+});

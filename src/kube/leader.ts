@@ -18,6 +18,8 @@ export interface LeaderOptions {
   store?: LeaseStore;
   /** A monotonic clock in ms (performance.now() by default); injected in unit tests. */
   monotonic?: () => number;
+  /** Resolves after `ms` on that clock (setTimeout by default); injected in unit tests. */
+  after?: (ms: number) => Promise<void>;
 }
 
 /** The three calls election makes on its Lease. */
@@ -49,17 +51,19 @@ export function microTime(d: Date): string {
 export class LeaderElector {
   private leading = false;
   private stopped = false;
-  private readonly o: Required<Omit<LeaderOptions, 'onAttempt' | 'store' | 'monotonic'>> &
+  private readonly o: Required<Omit<LeaderOptions, 'onAttempt' | 'store' | 'monotonic' | 'after'>> &
     Pick<LeaderOptions, 'onAttempt'>;
   private readonly store: LeaseStore;
   private readonly monotonic: () => number;
+  private readonly after: (ms: number) => Promise<void>;
   /** The Lease record as last seen, and when (on the monotonic clock) it was seen to change. */
   private observed: { record: string; at: number } | undefined;
 
   constructor(kc: KubeAccess, opts: LeaderOptions) {
     this.o = { leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...opts };
     this.monotonic = opts.monotonic ?? (() => performance.now());
-    // Each request is bounded by the renew deadline: a hung request must not outlive leadership.
+    this.after = opts.after ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    // Each request is bounded by the renew deadline; the whole attempt is bounded again in run().
     const timeoutMs = this.o.renewDeadlineMs;
     const path = `/apis/coordination.k8s.io/v1/namespaces/${opts.namespace}/leases`;
     this.store = opts.store ?? {
@@ -129,15 +133,13 @@ export class LeaderElector {
   async run(onStarted: () => void, onLost: () => void): Promise<void> {
     let lastRenew = 0;
     while (!this.stopped) {
-      let held = false;
-      try {
-        held = await this.tryAcquireOrRenew();
-        this.o.onAttempt?.(held ? 'held' : 'held-by-other');
-      } catch (e) {
-        this.o.onAttempt?.('error');
-        log.debug({ err: String(e) }, 'lease attempt failed');
-      }
-      const now = Date.now();
+      const started = this.monotonic();
+      // One bound over the whole attempt (its get and its replace): while leading, it ends by the
+      // renew deadline, strictly inside the lease, so a stalled API server cannot keep this replica
+      // acting once another may have taken over.
+      const budget = this.leading ? lastRenew + this.o.renewDeadlineMs - started : this.o.renewDeadlineMs;
+      const held = await this.attempt(Math.max(0, budget));
+      const now = this.monotonic();
       if (held) {
         lastRenew = now;
         if (!this.leading) {
@@ -148,13 +150,34 @@ export class LeaderElector {
           );
           onStarted();
         }
-      } else if (this.leading && now - lastRenew > this.o.renewDeadlineMs) {
+      } else if (this.leading && now - lastRenew >= this.o.renewDeadlineMs) {
         this.leading = false;
         log.error({ identity: this.o.identity }, 'lost the lease');
         onLost();
         return;
       }
-      await new Promise((r) => setTimeout(r, this.o.retryPeriodMs));
+      await this.after(this.o.retryPeriodMs);
+    }
+  }
+
+  /** One attempt within `budgetMs`: false when it failed, was refused or ran out of time. */
+  private async attempt(budgetMs: number): Promise<boolean> {
+    try {
+      const held = await Promise.race([
+        this.tryAcquireOrRenew(),
+        this.after(budgetMs).then(() => 'timeout' as const),
+      ]);
+      if (held === 'timeout') {
+        this.o.onAttempt?.('error');
+        log.warn({ budgetMs }, 'lease attempt did not end in time');
+        return false;
+      }
+      this.o.onAttempt?.(held ? 'held' : 'held-by-other');
+      return held;
+    } catch (e) {
+      this.o.onAttempt?.('error');
+      log.debug({ err: String(e) }, 'lease attempt failed');
+      return false;
     }
   }
 

@@ -68,18 +68,39 @@ export async function rawJson(
   });
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload) opts.headers = { ...opts.headers, 'content-type': contentType };
+  const what = `${method} ${path}`;
   return new Promise((resolve, reject) => {
+    // One bound over the whole call: a server that answers the headers and then stalls or cuts the
+    // body off must not leave the call pending (an informer's relist would freeze with it).
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`${what}: no complete reply within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const fail = (e: Error) => {
+      clearTimeout(deadline);
+      reject(e);
+    };
     const req = https.request(url, opts, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
+      const cut = (why: string) => fail(new Error(`${what}: the reply was cut off before its end (${why})`));
+      res.on('error', (e) => cut(e.message));
+      res.on('close', () => {
+        if (!res.complete) cut('connection closed');
+      });
       res.on('end', () => {
+        clearTimeout(deadline);
         const text = Buffer.concat(chunks).toString('utf8');
-        if ((res.statusCode ?? 500) >= 300) reject(new HttpError(res.statusCode ?? 500, text));
-        else resolve(text ? JSON.parse(text) : undefined);
+        if ((res.statusCode ?? 500) >= 300) return reject(new HttpError(res.statusCode ?? 500, text));
+        try {
+          resolve(text ? JSON.parse(text) : undefined);
+        } catch {
+          reject(new Error(`${what}: the reply is not JSON: ${text.slice(0, 120)}`));
+        }
       });
     });
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
-    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error(`${what}: timed out`)));
+    req.on('error', fail);
     req.end(payload);
   });
 }

@@ -1,0 +1,101 @@
+// Every call ends, resolved or rejected, whatever the server does after its headers: a local HTTPS
+// server (a certificate made by openssl) that cuts the body off, stalls, or answers 200 with no JSON.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeAccess } from './access.js';
+import { HttpError, rawJson } from './raw.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'krt-raw-'));
+let server: https.Server;
+let kc: KubeAccess;
+
+beforeAll(async () => {
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  server = https.createServer(
+    { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) },
+    (req, res) => {
+      switch (req.url) {
+        case '/cut':
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+          res.write('{"items": [');
+          setImmediate(() => res.socket?.destroy());
+          return;
+        case '/stall':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{');
+          return; // never ends
+        case '/html':
+          res.writeHead(200, { 'content-type': 'text/html' });
+          res.end('<html>proxy error</html>');
+          return;
+        case '/gone':
+          res.writeHead(404);
+          res.end('{"kind":"Status","code":404}');
+          return;
+        default:
+          res.writeHead(200);
+          res.end('{"ok":true}');
+      }
+    },
+  );
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  kc = {
+    getCurrentCluster: () => ({ server: `https://127.0.0.1:${port}` }),
+    applyToHTTPSOptions: async (o) => void Object.assign(o, { rejectUnauthorized: false }),
+  };
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('rawJson', () => {
+  it('reads a JSON reply', async () => {
+    await expect(rawJson(kc, 'GET', '/ok')).resolves.toEqual({ ok: true });
+  });
+  it('rejects a reply cut off after its headers', async () => {
+    await expect(rawJson(kc, 'GET', '/cut')).rejects.toThrow(
+      'GET /cut: the reply was cut off before its end',
+    );
+  });
+  it('rejects a reply that stalls, at its deadline', async () => {
+    await expect(rawJson(kc, 'GET', '/stall', undefined, 300)).rejects.toThrow(
+      /GET \/stall: (no complete reply within 300 ms|timed out)/,
+    );
+  });
+  it('rejects a 2xx reply that is not JSON, without throwing out of the process', async () => {
+    await expect(rawJson(kc, 'GET', '/html')).rejects.toThrow(
+      'GET /html: the reply is not JSON: <html>proxy error</html>',
+    );
+  });
+  it('rejects an error status with its code', async () => {
+    await expect(rawJson(kc, 'GET', '/gone')).rejects.toBeInstanceOf(HttpError);
+  });
+});
