@@ -91,3 +91,38 @@ it('a job output holding ${{ }} passes through with into a call as data', async 
     outputs: { hex: hex('${{ steps.first.outputs.secret }}') },
   });
 });
+
+describe('the scanner keeps its place (issue "Security III")', () => {
+  const workflow = (name: string, run: string) => ({
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name, namespace: c.namespace },
+    spec: {
+      inputs: { who: { type: 'string' } },
+      jobs: { j: { 'runs-on': 'bash', steps: [{ name: 's', run }] } },
+    },
+  });
+
+  it('a `case` in $( ) before a value: admitted, and a hostile value reaches bash as data', async () => {
+    const run = 'kind="$(echo case | tr a-z A-Z)"\necho "hello ${{ inputs.who }} $kind"';
+    expect(kubectl(['apply', '-f', '-'], JSON.stringify(workflow('cased', run))).status).toBe(0);
+    await workflowReady(c, 'cased');
+    const t = await krt(c, 'workflow', 'trigger', 'cased', '--input', 'who=$(echo MARKER >&2)', '--wait');
+    expect(t.status).toBe(0);
+    const name = t.stdout.split('\n')[0]?.trim().split(/\s+/)[0] ?? '';
+    const logs = await krt(c, 'wfr', 'logs', name);
+    expect(logs.stdout).toContain('hello $(echo MARKER >&2) CASE');
+    expect(logs.stdout + logs.stderr).not.toMatch(/^MARKER$/m);
+  });
+
+  it.each([
+    ['an array subscript', 'a[${{ inputs.who }}]=1'],
+    ['a compound assignment subscript', 'a=([${{ inputs.who }}]=1)'],
+    ['a -v test', '[[ -v ${{ inputs.who }} ]] && echo set'],
+  ])('%s is refused at apply, naming the step', (_, run) => {
+    const r = kubectl(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(workflow('refused', run)));
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('spec.jobs.j.steps[0].run: ${{ inputs.who }}: a value');
+    expect(r.stderr).toMatch(/subscript|names a variable/);
+  });
+});
