@@ -1,8 +1,11 @@
 // config/rbac: what each process may do, asked of the real API server's RBAC authorizer. The local
 // environment runs the webhook, controller and runtimed as these service accounts, so the other
 // suites prove the rules are enough; this one proves they are not more than needed.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { agentKubeconfig } from '../harness/agent.js';
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot } from '../harness/paths.js';
 
@@ -52,6 +55,11 @@ describe('service accounts of config/rbac', () => {
     ['controller', 'delete', 'runs.kruntimes.io', 'no'],
     ['controller', 'update', 'workflows.kruntimes.io', 'no'],
     ['controller', 'update', 'workflows.kruntimes.io/status', 'yes'],
+    // A Run's Secrets and service account are checked for its WorkflowRun's creator.
+    ['controller', 'create', 'subjectaccessreviews.authorization.k8s.io', 'yes'],
+    // Works act as their Promise's account, impersonated; only accounts of its own namespace.
+    ['controller', 'impersonate', 'serviceaccounts', 'no'],
+    ['controller', 'create', 'secrets', 'no'],
     ['webhook', 'list', 'workflows.kruntimes.io', 'yes'],
     ['webhook', 'list', 'runs.kruntimes.io', 'no'],
   ])('%s %s %s: %s', (who, verb, resource, answer) => {
@@ -90,6 +98,41 @@ describe('service accounts of config/rbac', () => {
   it('the controller may hold its Lease in kruntimes-system only', () => {
     expect(can('controller', 'update', 'leases.coordination.k8s.io', 'kruntimes-system')).toBe('yes');
     expect(can('controller', 'update', 'leases.coordination.k8s.io', 'default')).toBe('no');
+  });
+
+  it("the controller impersonates the accounts of its own namespace only (the Promises' Works)", () => {
+    expect(can('controller', 'impersonate', 'serviceaccounts', 'kruntimes-system')).toBe('yes');
+    expect(can('controller', 'impersonate', 'serviceaccounts', 'default')).toBe('no');
+    expect(canAs('system:serviceaccount:kruntimes-system:kruntimes-controller', 'impersonate', 'users')).toBe(
+      'no',
+    );
+  });
+
+  it("an agent writes only its own Lease: not another agent's, nor the controller's (kruntimes-runtimed-leases)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'krt-lease-'));
+    const as = (identity: string, args: string[], input?: string) =>
+      kubectl([...args, '-n', 'kruntimes-system'], input, agentKubeconfig(identity, dir));
+    const lease = (name: string) =>
+      JSON.stringify({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name },
+        spec: { holderIdentity: 'x' },
+      });
+    try {
+      expect(as('lease-test-a', ['create', '-f', '-'], lease('runtimed-lease-test-a')).status).toBe(0);
+      const other = as('lease-test-b', ['replace', '-f', '-'], lease('runtimed-lease-test-a'));
+      expect(other.stderr).toContain('an agent writes only its own Lease');
+      const leader = as('lease-test-b', ['create', '-f', '-'], lease('kruntimes-controller'));
+      expect(leader.stderr).toContain('an agent writes only its own Lease');
+      expect(as('lease-test-b', ['delete', 'lease', 'runtimed-lease-test-a']).stderr).toContain(
+        'an agent writes only its own Lease',
+      );
+      expect(as('lease-test-a', ['delete', 'lease', 'runtimed-lease-test-a']).status).toBe(0);
+    } finally {
+      kubectl(['delete', 'lease', 'runtimed-lease-test-a', '-n', 'kruntimes-system', '--ignore-not-found']);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('runtimed holds its presence Lease in kruntimes-system; the webhook and controller read them', () => {
