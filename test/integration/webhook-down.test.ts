@@ -31,7 +31,9 @@ it('refuses to create a WorkflowRun while the webhook is down, and stores nothin
     c.admin.custom.createNamespacedCustomObject({ ...crd('workflowruns', c.namespace), body }),
   );
   expect(r.code).toBe(500);
-  expect(r.message).toContain('failed calling webhook "validate.kruntimes.io"');
+  // The mutating webhook is the first to be called: it records the run's creator, and must not be
+  // skipped (a run without one may use no Secret).
+  expect(r.message).toContain('failed calling webhook "mutate.kruntimes.io"');
   const list = (await c.admin.custom.listNamespacedCustomObject({ ...crd('workflowruns', c.namespace) })) as {
     items: unknown[];
   };
