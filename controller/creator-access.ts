@@ -4,7 +4,7 @@
 // that.
 import type { Run, WorkflowRun } from '../src/api/types.js';
 import type { KubeClient } from '../src/kube/rest.js';
-import { LABEL_PARENT_UID, LABEL_RESOURCE_UID } from '../src/labels.js';
+import { madeByController } from '../src/validate/controller-fields.js';
 import {
   accessDenied,
   accessNeeds,
@@ -41,8 +41,7 @@ export class CreatorAccess {
     const name = run.metadata.name ?? '';
     if (!creator) {
       // Made by the controller (a Promise's pipeline, or a child of one): the Promise's author chose them.
-      const labels = owner.metadata.labels ?? {};
-      if (labels[LABEL_RESOURCE_UID] !== undefined || labels[LABEL_PARENT_UID] !== undefined) return;
+      if (madeByController(owner.metadata.labels)) return;
       throw new AccessDenied(
         `the run has no recorded creator (the admission webhook did not see it), so it may not use Secrets or service accounts: Run "${name}" is not created`,
       );

@@ -50,7 +50,10 @@ interface Obj {
 }
 
 const labelsOf = (o: Obj | undefined) => o?.metadata?.labels ?? {};
-const made = (o: Obj | undefined) => CONTROLLER_LABELS.some((l) => l in labelsOf(o));
+/** Whether an object carries a label only the controller sets: it was made by the controller. */
+export const madeByController = (labels: Record<string, unknown> | undefined) =>
+  CONTROLLER_LABELS.some((l) => l in (labels ?? {}));
+const made = (o: Obj | undefined) => madeByController(labelsOf(o));
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 function labelErrors(object: Obj, old: Obj | undefined): FieldError[] {

@@ -3,7 +3,7 @@
 import { allow, deny, type AdmissionRequest, type AdmissionReview } from '../review.js';
 import { isObject } from '../../src/helpers.js';
 import { ANNOTATION_CREATOR, creatorAnnotation } from '../../src/validate/creator.js';
-import { LABEL_PARENT_UID, LABEL_RESOURCE_UID } from '../../src/labels.js';
+import { madeByController } from '../../src/validate/controller-fields.js';
 import { DEFAULT_RUN_CREATORS, mayCreateRun, type RunCreators } from '../../src/validate/run.js';
 
 type PatchOp = { op: 'add'; path: string; value: unknown };
@@ -33,9 +33,7 @@ export function creatorRecord(req: AdmissionRequest, creators: RunCreators): Pat
   const annotations = isObject(metadata.annotations) ? metadata.annotations : undefined;
   const labels = isObject(metadata.labels) ? metadata.labels : {};
   if (mayCreateRun(req.userInfo, creators)) {
-    const madeByController =
-      labels[LABEL_RESOURCE_UID] !== undefined || labels[LABEL_PARENT_UID] !== undefined;
-    if (madeByController || annotations?.[ANNOTATION_CREATOR] !== undefined) return [];
+    if (madeByController(labels) || annotations?.[ANNOTATION_CREATOR] !== undefined) return [];
   }
   if (annotations?.[ANNOTATION_CREATOR] === value) return [];
   if (!annotations)
