@@ -74,6 +74,13 @@ export class Agent {
     return runtime && this.executors.get(runtime.executor);
   }
 
+  /** A Run this agent runs now writes its log still. */
+  holdsLog(namespace: string, uid: string): boolean {
+    for (const a of this.state.active.values())
+      if (a.run.metadata.namespace === namespace && a.run.metadata.uid === uid) return true;
+    return false;
+  }
+
   get running(): number {
     return this.state.active.size;
   }

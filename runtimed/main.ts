@@ -80,6 +80,11 @@ const f = processFlags(
     },
     'log-retention-hours': { type: 'string', default: '168', help: "hours a finished Run's log is kept" },
     'max-log-bytes': { type: 'string', default: String(16 * 1024 * 1024), help: 'largest log kept per Run' },
+    'log-store-bytes': {
+      type: 'string',
+      default: String(1024 ** 3),
+      help: 'bytes all logs kept here may take together (the oldest go first); keep it inside the data volume',
+    },
     'lease-namespace': {
       type: 'string',
       default: installNamespace(),
@@ -208,7 +213,11 @@ if (pods && !helperImage) {
   process.exit(2);
 }
 const dataDir = f['data-dir'] as string;
-const logs = new LogStore(dataDir, positive('log-retention-hours') * 3600_000);
+const logs: LogStore = new LogStore(dataDir, {
+  retentionMs: positive('log-retention-hours') * 3600_000,
+  maxTotalBytes: positive('log-store-bytes'),
+  inUse: (namespace: string, uid: string): boolean => agent.holdsLog(namespace, uid),
+});
 const agent = new Agent(
   kc,
   {
