@@ -108,3 +108,46 @@ it('the API server refuses the controller any change to a CRD that a Promise doe
   );
   expect(create.stderr).toContain(refusal);
 });
+
+it("the API server refuses the controller moving a Promise's CRD to another Promise", async () => {
+  const own = newApi();
+  const ownCrd = `${own.plural}.${TEST_GROUP}`;
+  expect(kubectl(['apply', '-f', '-'], JSON.stringify(promiseFor(own, []))).status).toBe(0);
+  suite.promises.push(own.promise);
+  let refs: { uid: string }[] = [];
+  await eventually(
+    async () => {
+      const r = kubectl(['get', 'crd', ownCrd, '-o', 'json']);
+      refs =
+        r.status === 0
+          ? (((JSON.parse(r.stdout) as Meta).metadata.ownerReferences ?? []) as typeof refs)
+          : [];
+      return refs.length > 0;
+    },
+    30_000,
+    `the CRD of Promise ${own.promise}`,
+  );
+  expect(refs).toHaveLength(1);
+  const asController = (args: string[]) => kubectl([...args, `--as=${CONTROLLER}`, '--dry-run=server']);
+  // Its own Promise's CRD the controller may change...
+  expect(asController(['label', 'crd', ownCrd, 'x=y']).stderr).toBe('');
+  // ...but not give to another.
+  const moved = asController([
+    'patch',
+    'crd',
+    ownCrd,
+    '--type=json',
+    '-p',
+    JSON.stringify([
+      {
+        op: 'replace',
+        path: '/metadata/ownerReferences/0/uid',
+        value: '00000000-0000-0000-0000-000000000001',
+      },
+    ]),
+  ]);
+  expect(moved.status).not.toBe(0);
+  expect(moved.stderr).toContain(
+    'a CRD stays with the Promise that made it; the kruntimes controller cannot give it to another',
+  );
+});
