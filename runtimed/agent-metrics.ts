@@ -3,7 +3,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 
 export type AgentMetrics = ReturnType<typeof agentMetrics>;
 
-export function agentMetrics(registry: Registry, running: () => number) {
+export function agentMetrics(registry: Registry, running: () => number, concurrency: number) {
   return {
     ended: new Counter({
       name: 'krt_runtimed_runs_total',
@@ -22,6 +22,14 @@ export function agentMetrics(registry: Registry, running: () => number) {
       help: 'Runs put back to Pending, by why.',
       labelNames: ['why'],
       registers: [registry],
+    }),
+    concurrency: new Gauge({
+      name: 'krt_runtimed_concurrency',
+      help: 'Steps this agent runs at once at most (--concurrency, lowered to what its memory holds).',
+      registers: [registry],
+      collect() {
+        this.set(concurrency);
+      },
     }),
     running: new Gauge({
       name: 'krt_runtimed_running',

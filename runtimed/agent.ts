@@ -57,7 +57,7 @@ export class Agent {
     this.informers = paths.map((path) => new ResilientInformer<Run>(kc, { path, resyncMs: 5 * 60_000 }));
     collectDefaultMetrics({ register: this.registry });
     informerMetrics(this.registry, () => this.informers);
-    this.metrics = agentMetrics(this.registry, () => this.state.active.size);
+    this.metrics = agentMetrics(this.registry, () => this.state.active.size, opts.concurrency);
     this.writes = new RunWrites(apiClient(kc, k8s.CustomObjectsApi), opts.identity, this.metrics);
     const results = new ResultStore(join(logs.dataDir, 'results', opts.identity));
     this.reporter = new Reporter(this.state, this.writes, results, this.metrics, opts.staleMs);

@@ -16,6 +16,7 @@ import { loadFrontProxy, remoteUser } from './frontproxy.js';
 import { peerLogs } from './peers.js';
 import { Presence } from './presence.js';
 import { LogAuthorizer } from './auth.js';
+import { stepCapacity } from '../src/runtime/capacity.js';
 import { LogStore } from './logstore.js';
 import { parseRuntimes } from './runtime.js';
 import { DEFAULT_RUN_STALE_MS } from '../src/runtime/lifecycle.js';
@@ -57,6 +58,10 @@ const f = processFlags(
       help: 'seconds a step Pod may wait for its image, a Secret or a node before its Run fails',
     },
     concurrency: { type: 'string', default: String(availableParallelism() * 4), help: 'steps run at once' },
+    'memory-mb': {
+      type: 'string',
+      help: "this agent's memory limit, MiB (its container's): bash steps run at once are as many as can fill their scratch areas within it",
+    },
     'data-dir': {
       type: 'string',
       default: join(homedir(), '.local', 'state', 'kruntimes', 'runtimed'),
@@ -163,6 +168,24 @@ function positive(name: string): number {
   return v;
 }
 
+/** The concurrency asked for, lowered so that the scratch areas of the bash steps fit in memory. */
+function concurrency(): number {
+  const requested = Math.floor(positive('concurrency'));
+  if (!sandbox || f['memory-mb'] === undefined) return requested;
+  const c = stepCapacity({
+    requested,
+    memoryBytes: positive('memory-mb') * MB,
+    workspaceBytes: sandbox.limits.workspaceBytes,
+  });
+  if ('error' in c) {
+    console.error(`runtimed: ${c.error}`);
+    process.exit(2);
+  }
+  if (c.limitedBy)
+    log.info({ requested, concurrency: c.concurrency }, 'concurrency lowered to what memory holds');
+  return c.concurrency;
+}
+
 const runtimes = parseRuntimes(f.runtimes as string);
 if ('error' in runtimes) {
   console.error(`runtimed: ${runtimes.error}`);
@@ -224,7 +247,7 @@ const agent = new Agent(
     identity: f.identity as string,
     namespaces: (f.namespaces as string).split(',').filter(Boolean),
     runtimes,
-    concurrency: Math.floor(positive('concurrency')),
+    concurrency: concurrency(),
     heartbeatMs: positive('heartbeat-seconds') * 1000,
     staleMs: positive('stale-seconds') * 1000,
     graceMs: positive('grace-seconds') * 1000,

@@ -261,6 +261,34 @@ describe('install on a one-node cluster', () => {
     for (const r of runs) expect(r.status?.assignedTo).toMatch(/^kruntimes-bash-agent-/);
   });
 
+  it("runs no more bash steps at once than their scratch areas fit in the agent's memory", () => {
+    const cpus = Number(
+      ckJson<{ items: { status: { capacity: { cpu: string } } }[] }>(['get', 'nodes']).items[0]?.status
+        .capacity.cpu,
+    );
+    // 4 GiB less the agent's 256 MiB, over two 256 MiB tmpfs a step: 7; or 4 a CPU if fewer.
+    const expected = Math.min(4 * cpus, 7);
+    const agents = ckJson<{ items: { metadata: { name: string } }[] }>([
+      'get',
+      'pods',
+      '-n',
+      ns,
+      '-l',
+      'kruntimes.io/executor=process',
+    ]).items;
+    expect(agents.length).toBeGreaterThan(0);
+    for (const p of agents) {
+      const metrics = ck([
+        'get',
+        '--raw',
+        `/api/v1/namespaces/${ns}/pods/${p.metadata.name}:8080/proxy/metrics`,
+      ]).stdout;
+      expect(metrics.split('\n').find((l) => l.startsWith('krt_runtimed_concurrency '))).toBe(
+        `krt_runtimed_concurrency ${expected}`,
+      );
+    }
+  });
+
   it('keeps admission answering while cert-manager renews the serving certificate', async () => {
     const svc = ckJson<{ spec: { clusterIP: string } }>(['get', 'service', '-n', ns, 'kruntimes-webhook'])
       .spec.clusterIP;

@@ -8,6 +8,8 @@ import { eventually, testCluster, type TestCluster } from '../harness/cluster.js
 import { channel, type Channel } from '../harness/channel.js';
 import { createRun, processesWith, runInPhase } from '../harness/objects.js';
 import { stateDir } from '../harness/paths.js';
+import { pidOf } from '../harness/processes.js';
+import { runLogFile } from '../../src/runtime/logpaths.js';
 
 let c: TestCluster;
 let ch: Channel;
@@ -115,6 +117,31 @@ describe('a hostile step', () => {
     expect(bomb.status).toMatchObject({ reason: 'LimitExceeded' });
     expect(bomb.status?.message).toMatch(/^LimitExceeded: processes/);
     const after = await attempt('after-bomb', 'echo fine=yes >> "$KRT_OUTPUT"');
+    expect(after.status?.outputs).toEqual({ fine: 'yes' });
+  });
+
+  it('filling its /tmp and workspace fails its own step (no space left), while another step and the agent go on', async () => {
+    const agent = pidOf('runtimed');
+    const gate = ch.gate();
+    await createRun(c, 'beside', { script: `${gate.wait}\necho "mine=ok" >> "$KRT_OUTPUT"` });
+    await runInPhase(c, 'beside', ['Running'], 30_000);
+    // Files under the largest a step may write (256 MiB), three of them over its 512 MiB tmpfs.
+    for (const [name, dir] of [
+      ['fill-tmp', '/tmp'],
+      ['fill-workspace', '.'],
+    ] as const) {
+      const filler = await attempt(name, `for i in 1 2 3; do head -c 200M /dev/zero > ${dir}/fill$i; done`, [
+        'Failed',
+        'Succeeded',
+      ]);
+      expect(filler.status?.phase).toBe('Failed');
+      const logFile = runLogFile(join(stateDir, 'runtimed'), c.namespace, filler.metadata.uid ?? '', 1);
+      expect(readFileSync(logFile, 'utf8')).toContain('No space left on device');
+    }
+    gate.open();
+    expect((await runInPhase(c, 'beside', ['Succeeded'], 30_000)).status?.outputs).toEqual({ mine: 'ok' });
+    expect(pidOf('runtimed')).toBe(agent);
+    const after = await attempt('after-fill', 'echo fine=yes >> "$KRT_OUTPUT"');
     expect(after.status?.outputs).toEqual({ fine: 'yes' });
   });
 
