@@ -11,7 +11,7 @@ import { Discovery } from '../src/kube/discovery.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { isTransient } from '../src/kube/retry.js';
 import { manifestKey, type Manifest } from '../src/promise/documents.js';
-import { identity, placed, toPrune, workStatus } from '../src/promise/works.js';
+import { identity, placed, toPrune, workRetryAfter, workStatus } from '../src/promise/works.js';
 import { log } from '../src/telemetry/log.js';
 import { FINALIZER_APPLIED_OBJECTS, LABEL_PROMISE } from '../src/labels.js';
 import { applyObject, deleteObject, describeObject, NotTheWorks } from './work-objects.js';
@@ -25,6 +25,8 @@ export interface WorkDeps {
   discovery: Discovery;
   events: EventRecorder;
   writes?: { inc(labels: { verb: string; resource: string }): void };
+  /** The time of the status written (tests inject one). */
+  clock?: () => Date;
 }
 
 export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result | undefined> {
@@ -78,21 +80,24 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
   return writeWorkStatus(work, applied, failures, deps);
 }
 
+/** The Work's result in its status; while it fails, when to try again. */
 async function writeWorkStatus(
   work: Work,
   applied: AppliedObject[],
   failures: string[],
   deps: WorkDeps,
-): Promise<undefined> {
+): Promise<Result | undefined> {
   const kept = failures.length === 0 ? applied : mergeApplied(work.status?.applied ?? [], applied);
-  const status = workStatus(work.metadata.generation, kept, failures, work.status, new Date().toISOString());
+  const now = deps.clock?.() ?? new Date();
+  const status = workStatus(work.metadata.generation, kept, failures, work.status, now.toISOString());
+  const retry = requeueAfter(workRetryAfter(status, now));
   const coordinates = { ...crd('works', work.metadata.namespace ?? ''), name: work.metadata.name ?? '' };
   const written = await writeStatusIfChanged(work.status, status, deps.writes, 'works/status', () =>
     deps.kube.replaceStatus(coordinates, { ...work, status }),
   );
-  if (!written) return undefined;
-  if (failures.length > 0) deps.events.record(work, 'Warning', 'ApplyFailed', status.message ?? '');
-  return undefined;
+  if (written && failures.length > 0)
+    deps.events.record(work, 'Warning', 'ApplyFailed', status.message ?? '');
+  return retry;
 }
 
 /**

@@ -1,5 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { identity, placed, toPrune, workStatus } from './works.js';
+import {
+  identity,
+  placed,
+  toPrune,
+  workRetryAfter,
+  workStatus,
+  WORK_RETRY_MAX_MS,
+  WORK_RETRY_MIN_MS,
+} from './works.js';
 
 const cm = (name: string, namespace?: string) => ({
   apiVersion: 'v1',
@@ -34,5 +42,31 @@ describe('Works', () => {
       message: 'ConfigMap team/a: forbidden',
       conditions: [{ status: 'False', reason: 'ApplyFailed', lastTransitionTime: 'T3' }],
     });
+  });
+});
+
+describe('workRetryAfter', () => {
+  const start = new Date('2026-12-01T10:00:00Z');
+  const failing = workStatus(1, [], ['ConfigMap a: forbidden'], undefined, start.toISOString());
+  const at = (ms: number) => new Date(start.getTime() + ms);
+
+  it('retries a failing Work after as long as it has failed so far, within bounds', () => {
+    expect(workRetryAfter(failing, start)).toBe(WORK_RETRY_MIN_MS);
+    expect(workRetryAfter(failing, at(3_000))).toBe(WORK_RETRY_MIN_MS);
+    expect(workRetryAfter(failing, at(20_000))).toBe(20_000);
+    expect(workRetryAfter(failing, at(40_000))).toBe(40_000);
+    expect(workRetryAfter(failing, at(3_600_000))).toBe(WORK_RETRY_MAX_MS);
+  });
+
+  it('counts from when it began to fail, not from the last failure', () => {
+    // A second failure keeps the condition's transition time: the wait goes on growing.
+    const again = workStatus(1, [], ['ConfigMap a: still forbidden'], failing, at(60_000).toISOString());
+    expect(workRetryAfter(again, at(60_000))).toBe(60_000);
+  });
+
+  it('leaves a Work that applied, or has no result yet, to wait for a change', () => {
+    expect(workRetryAfter(undefined, start)).toBeUndefined();
+    const ok = workStatus(1, [], [], failing, at(10_000).toISOString());
+    expect(workRetryAfter(ok, at(20_000))).toBeUndefined();
   });
 });

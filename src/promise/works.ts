@@ -64,6 +64,23 @@ export function workStatus(
   };
 }
 
+/** The first and the longest wait before a failing Work is applied again. */
+export const WORK_RETRY_MIN_MS = 5_000;
+export const WORK_RETRY_MAX_MS = 5 * 60_000;
+
+/**
+ * When to apply a failing Work again: RBAC granted later, a namespace made later, a webhook back.
+ * Each wait is as long as the Work has failed so far (so the waits double), kept within bounds; the
+ * time comes from the Applied condition, so a restarted controller keeps its pace. A Work that
+ * applied waits for a change.
+ */
+export function workRetryAfter(status: WorkStatus | undefined, now: Date): number | undefined {
+  const applied = status?.conditions?.find((c) => c.type === 'Applied');
+  if (!applied || applied.status !== 'False') return undefined;
+  const failingFor = now.getTime() - (Date.parse(applied.lastTransitionTime ?? '') || now.getTime());
+  return Math.min(WORK_RETRY_MAX_MS, Math.max(WORK_RETRY_MIN_MS, failingFor));
+}
+
 /** The Work of one pipeline: its objects, or why its files are not Kubernetes manifests. */
 export function workFor(
   resource: ResourceObject,

@@ -221,6 +221,27 @@ describe("a Promise's Works act as the Promise", () => {
     expect(failing.status?.conditions?.find((x) => x.type === 'WorksSucceeded')?.message).toContain(
       `User "system:serviceaccount:kruntimes-system:${promiseServiceAccount(api.promise)}" cannot get resource "secrets"`,
     );
+    // Granted later, with nothing else changed: the failing Work is tried again and applies.
+    const account = `kruntimes-system:${promiseServiceAccount(api.promise)}`;
+    for (const args of [
+      [
+        'create',
+        'role',
+        `${api.promise}-secrets`,
+        '--verb=get,list,create,update,patch,delete',
+        '--resource=secrets',
+      ],
+      [
+        'create',
+        'rolebinding',
+        `${api.promise}-secrets`,
+        `--role=${api.promise}-secrets`,
+        `--serviceaccount=${account}`,
+      ],
+    ])
+      expect(kubectl([...args, '-n', c.namespace]).status).toBe(0);
+    await r.condition('secretive', 'WorksSucceeded', 'True', 45_000);
+    expect(kubectl(['get', 'secret', 's', '-n', c.namespace]).status).toBe(0);
   });
 
   it('never take over an object they did not create, nor delete it', async () => {
