@@ -2,7 +2,7 @@
 // actions, write status only when it changed. Nothing from an earlier reconcile is trusted.
 import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
-import type { Run, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
+import type { Run, RunStatus, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { workflowRunEnded } from '../src/api/phases.js';
 import { controlledBy } from '../src/api/objects.js';
 import { ResilientInformer } from '../src/kube/informer.js';
@@ -173,6 +173,8 @@ export function actionId(a: Action): string {
       return `child/${a.child.metadata.name}`;
     case 'markNoAgent':
       return `noagent/${a.run.metadata.name}`;
+    case 'cancelUnserved':
+      return `cancel-unserved/${a.run.metadata.name}`;
     case 'setSuspendedLabel':
       return `label/${a.value}`;
     case 'deleteWorkflowRun':
@@ -264,7 +266,27 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       );
       return;
     case 'markNoAgent':
-      return markNoAgent(action.run, action.message, deps);
+      if (
+        await writeUnclaimed(
+          action.run,
+          { phase: 'Pending', reason: NO_AGENT, message: action.message },
+          deps,
+        )
+      )
+        deps.events.record(action.run, 'Warning', NO_AGENT, action.message);
+      return;
+    case 'cancelUnserved': {
+      const ended = { phase: 'Cancelled', reason: 'Cancelled', message: action.message } as const;
+      if (
+        await writeUnclaimed(
+          action.run,
+          { ...ended, completionTime: (deps.clock?.() ?? new Date()).toISOString() },
+          deps,
+        )
+      )
+        deps.events.record(action.run, 'Normal', 'Cancelled', action.message);
+      return;
+    }
     case 'cancelRun':
     case 'cancelChild':
       deps.writes?.inc({ verb: 'patch', resource: action.type === 'cancelRun' ? 'runs' : 'workflowruns' });
@@ -325,23 +347,24 @@ async function setSuspendedLabel(
 }
 
 /**
- * Phase Pending, reason NoAgent on a Run no agent has claimed. The write carries the cached
- * resourceVersion, so it never overwrites a claim: a conflict means an agent took the Run.
+ * The status of a Run no agent has claimed (NoAgent; Cancelled when none serves it). The write
+ * carries the cached resourceVersion, so it never overwrites a claim: a conflict means an agent
+ * took the Run (false: nothing written).
  */
-async function markNoAgent(run: Run, message: string, deps: ReconcileDeps): Promise<void> {
+async function writeUnclaimed(run: Run, status: Partial<RunStatus>, deps: ReconcileDeps): Promise<boolean> {
   // A claimed Run is cached with part of its status (runAsObserved): never written back.
   if (!isClaimable(run)) throw new Error(`run ${run.metadata.name}: a claimed Run's status is not written`);
   deps.writes?.inc({ verb: 'update', resource: 'runs/status' });
   try {
     await deps.kube.replaceStatus(
       { ...crd('runs', run.metadata.namespace ?? ''), name: run.metadata.name ?? '' },
-      { ...run, status: { ...run.status, phase: 'Pending', reason: NO_AGENT, message } },
+      { ...run, status: { ...run.status, ...status } },
     );
+    return true;
   } catch (e) {
-    if (statusCode(e) === 409) return;
+    if (statusCode(e) === 409) return false;
     throw e;
   }
-  deps.events.record(run, 'Warning', NO_AGENT, message);
 }
 
 /**

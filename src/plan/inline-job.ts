@@ -8,6 +8,7 @@ import { LABEL_SUSPENDED } from '../labels.js';
 import { runName } from '../names.js';
 import { seedFiles } from '../promise/files.js';
 import { NO_AGENT, noAgentMessage } from '../runtime/agents.js';
+import { isClaimable } from '../runtime/lifecycle.js';
 import { renderScript } from '../shell/render.js';
 import { buildRun, runContainer, type RunEnv } from './build-objects.js';
 import type { InlineJobCtx, Observed } from './run-plan.js';
@@ -116,9 +117,18 @@ export function inlineJob(
   if (f.cancelledStep) return { ...st, phase: 'Cancelled', message: 'cancelled on request' };
   if (f.allSucceeded) return { ...st, ...succeeded(job, withSteps(ctx, f.steps, f.steps.length)) };
   if (j.cancel) {
-    for (const s of f.steps)
-      if (s.run && !s.run.spec.cancelRequested && !runEnded(s.phase))
-        j.actions.push({ type: 'cancelRun', name: s.name });
+    for (const s of f.steps) {
+      if (!s.run || runEnded(s.phase)) continue;
+      // An agent ends a Run it serves; one that none serves is ended here, unless an agent claims
+      // it first (the write carries the Run's resourceVersion).
+      if (isClaimable(s.run) && o.agentsServe && o.agentsServe(s.run.spec.runtime) === undefined)
+        j.actions.push({
+          type: 'cancelUnserved',
+          run: s.run,
+          message: `cancelled before it started: ${noAgentMessage(s.run.spec.runtime, o.run.metadata.namespace ?? '')}`,
+        });
+      else if (!s.run.spec.cancelRequested) j.actions.push({ type: 'cancelRun', name: s.name });
+    }
     return { ...st, phase: 'Running' };
   }
   if (f.next !== undefined && f.failedBefore) return { ...st, phase: 'Failed', message: before.message };

@@ -44,6 +44,8 @@ export type Action =
   | { type: 'cancelChild'; name: string }
   /** An unclaimed Run that no live agent can take says so: phase Pending, reason NoAgent. */
   | { type: 'markNoAgent'; run: Run; message: string }
+  /** An unclaimed Run of a cancelled run that no live agent serves: no one else would end it. */
+  | { type: 'cancelUnserved'; run: Run; message: string }
   /** Adds or removes the kruntimes.io/workflow-suspended label; it comes before the status write. */
   | { type: 'setSuspendedLabel'; value: boolean }
   /** The run's time after it finished is up: it goes, with everything it made (garbage collector). */

@@ -549,6 +549,30 @@ describe('planWorkflowRun', () => {
       expect(plan.status.jobs?.py?.message).toBe(`step "main": NoAgent: ${message}`);
     });
 
+    it('is ended by the controller when its run is cancelled: no agent would, and none may claim it now', () => {
+      const cancelled = { ...run, spec: { ...run.spec, cancelRequested: true } };
+      const plan = planWorkflowRun(observed(cancelled, { runs: [made()], agentsServe: () => undefined }));
+      expect(plan.actions).toEqual([
+        { type: 'cancelUnserved', run: made(), message: `cancelled before it started: ${message}` },
+      ]);
+      // Once it says Cancelled, the job and the run end.
+      const ended = { ...made(), status: { phase: 'Cancelled', reason: 'Cancelled' } } as Run;
+      const after = planWorkflowRun(observed(cancelled, { runs: [ended], agentsServe: () => undefined }));
+      expect(after.actions).toEqual([]);
+      expect(after.status.jobs?.py?.phase).toBe('Cancelled');
+      expect(after.status.phase).toBe('Cancelled');
+    });
+
+    it('is left to its agent when cancelled while one serves it, or once one has claimed it', () => {
+      const cancelled = { ...run, spec: { ...run.spec, cancelRequested: true } };
+      const until = NOW.getTime() + 10_000;
+      const served = planWorkflowRun(observed(cancelled, { runs: [made()], agentsServe: () => until }));
+      expect(served.actions).toEqual([{ type: 'cancelRun', name: made().metadata.name }]);
+      const claimed = { ...made(), status: { phase: 'Running', assignedTo: 'a' } } as Run;
+      const held = planWorkflowRun(observed(cancelled, { runs: [claimed], agentsServe: () => undefined }));
+      expect(held.actions).toEqual([{ type: 'cancelRun', name: made().metadata.name }]);
+    });
+
     it('is looked at again when the serving agent’s Lease would expire, and says nothing meanwhile', () => {
       const until = NOW.getTime() + 10_000;
       const plan = planWorkflowRun(observed(run, { runs: [made()], agentsServe: () => until }));

@@ -10,6 +10,7 @@ import { eventually, testCluster, type TestCluster } from '../harness/cluster.js
 import { kubectl } from '../harness/kubectl.js';
 import { repoRoot, stateDir } from '../harness/paths.js';
 import { krt, krtAs, krtBackground } from '../harness/krt.js';
+import { runName } from '../../src/names.js';
 
 /** One GET over HTTPS trusting the local CA. */
 function get(url: string, token?: string): Promise<{ status: number; body: string }> {
@@ -158,14 +159,14 @@ describe('the samples', () => {
 });
 
 describe('following and cancelling', () => {
-  const apply = (name: string, script: string) =>
+  const apply = (name: string, script: string, runsOn = 'bash') =>
     kubectl(
       ['apply', '-n', c.namespace, '-f', '-'],
       JSON.stringify({
         apiVersion: 'kruntimes.io/v1alpha1',
         kind: 'Workflow',
         metadata: { name },
-        spec: { jobs: { work: { 'runs-on': 'bash', steps: [{ name: 'main', run: script }] } } },
+        spec: { jobs: { work: { 'runs-on': runsOn, steps: [{ name: 'main', run: script }] } } },
       }),
     );
 
@@ -194,6 +195,33 @@ describe('following and cancelling', () => {
     expect(w.status).toBe(1);
     expect(w.stderr).toContain('work: Running (step main)');
     expect(w.stderr).toContain('work: Cancelled');
+  });
+
+  it('cancel --wait ends a run whose step no agent serves, within 10 s', async () => {
+    apply('nowhere', 'true', 'nosuch');
+    const name = (await krt(c, 'wf', 'trigger', 'nowhere')).stdout.trim();
+    await eventually(
+      async () => (await krt(c, 'wfr', 'get', name)).stdout.includes('NoAgent'),
+      20_000,
+      'the run to say that no agent serves its step',
+    );
+    const cancel = krtBackground(c, 'wfr', 'cancel', name, '--wait');
+    let ended: Awaited<typeof cancel.done> | undefined;
+    void cancel.done.then((r) => (ended = r));
+    await eventually(
+      async () => ended !== undefined,
+      10_000,
+      () => `cancel --wait to end (so far: ${cancel.output()})`,
+    );
+    expect(ended?.status).toBe(1);
+    expect(ended?.stderr).toContain(`${name}: Cancelled`);
+    const step = JSON.parse(
+      kubectl(['get', 'run', runName(name, 'work', 'main', 1), '-n', c.namespace, '-o', 'json']).stdout,
+    ) as { status?: { phase?: string; message?: string } };
+    expect(step.status).toMatchObject({
+      phase: 'Cancelled',
+      message: `cancelled before it started: no runtimed serves runtime "nosuch" in namespace "${c.namespace}"`,
+    });
   });
 });
 
@@ -393,6 +421,29 @@ describe("runtimed's log endpoint", () => {
     expect(await get(`${url}/namespaces/${c.namespace}/runs/${run}/log`, token)).toEqual({
       status: 200,
       body: 'released to https://staging.example.com\n',
+    });
+    // The route agents fetch each other's logs by takes only a token bound to the peers' audience,
+    // one that the API server itself refuses for anything else.
+    const peer = `${url}/peer/namespaces/${c.namespace}/runs/${run}/log`;
+    const peerToken = kubectl([
+      'create',
+      'token',
+      'reader',
+      '-n',
+      c.namespace,
+      '--audience=logs.kruntimes.io/peers',
+    ]).stdout.trim();
+    expect(await get(peer, token)).toEqual({
+      status: 401,
+      body: 'the token was not accepted by the API server for the audience logs.kruntimes.io/peers\n',
+    });
+    expect(await get(peer, peerToken)).toEqual({
+      status: 200,
+      body: 'released to https://staging.example.com\n',
+    });
+    expect(await get(`${url}/namespaces/${c.namespace}/runs/${run}/log`, peerToken)).toEqual({
+      status: 401,
+      body: 'the token was not accepted by the API server\n',
     });
   });
 });
