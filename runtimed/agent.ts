@@ -26,6 +26,8 @@ import type { Runtime } from './runtime.js';
 
 export interface AgentOptions extends ExecutorsOptions {
   concurrency: number;
+  /** Attempts a Run gets whose agent is lost each time, before it fails (AgentLost). */
+  maxAttempts: number;
   heartbeatMs: number;
   staleMs: number;
 }
@@ -64,6 +66,7 @@ export class Agent {
     this.liveness = new Liveness(this.state, this.writes, this.informers, {
       heartbeatMs: opts.heartbeatMs,
       staleMs: opts.staleMs,
+      maxAttempts: opts.maxAttempts,
       serves: (r) => this.serves(r) !== undefined,
     });
     this.executors = executorsFor(kc, opts, logs);
@@ -122,7 +125,7 @@ export class Agent {
         !state.active.has(key(r)) &&
         !state.reporting.has(key(r))
       )
-        await this.writes.requeue(r, `agent ${this.opts.identity} restarted`, 'restart');
+        await this.writes.lost(r, `agent ${this.opts.identity} restarted`, 'restart', this.opts.maxAttempts);
     state.accepting = true;
     this.fill();
     this.timers.push(setInterval(() => void this.liveness.heartbeat(), this.opts.heartbeatMs));

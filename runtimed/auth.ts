@@ -17,13 +17,27 @@ export class LogAuthorizer {
     this.authz = apiClient(kc, k8s.AuthorizationV1Api);
   }
 
-  async check(authorization: string | undefined, namespace: string, name: string): Promise<Decision> {
+  /** `audience`: the token must be bound to it (without, to the API server's own audiences). */
+  async check(
+    authorization: string | undefined,
+    namespace: string,
+    name: string,
+    audience?: string,
+  ): Promise<Decision> {
     const token = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
     if (!token) return { allowed: false, status: 401, message: 'a bearer token is required' };
-    const review = await this.authn.createTokenReview({ body: { spec: { token } } });
+    const review = await this.authn.createTokenReview({
+      body: { spec: { token, ...(audience ? { audiences: [audience] } : {}) } },
+    });
     const u = review.status?.user;
     if (!review.status?.authenticated || !u?.username)
-      return { allowed: false, status: 401, message: 'the token was not accepted by the API server' };
+      return {
+        allowed: false,
+        status: 401,
+        message: `the token was not accepted by the API server${audience ? ` for the audience ${audience}` : ''}`,
+      };
+    if (audience && !review.status.audiences?.includes(audience))
+      return { allowed: false, status: 401, message: `the token is not bound to the audience ${audience}` };
     return this.checkUser(
       { username: u.username, groups: u.groups, uid: u.uid, extra: u.extra },
       namespace,

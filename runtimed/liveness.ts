@@ -13,7 +13,12 @@ export class Liveness {
     private readonly state: AgentState,
     private readonly writes: RunWrites,
     private readonly informers: ResilientInformer<Run>[],
-    private readonly opts: { heartbeatMs: number; staleMs: number; serves: (r: Run) => boolean },
+    private readonly opts: {
+      heartbeatMs: number;
+      staleMs: number;
+      maxAttempts: number;
+      serves: (r: Run) => boolean;
+    },
   ) {}
 
   /** Heartbeats for executions whose last beat is older than the interval; short steps need none. */
@@ -54,10 +59,11 @@ export class Liveness {
         if (!this.opts.serves(r) || this.state.active.has(k) || this.state.reporting.has(k)) continue;
         const seen = Math.max(this.state.lastChange.get(k) ?? here, connected);
         if (mayRequeue(r, now, this.opts.staleMs, here - seen))
-          await this.writes.requeue(
+          await this.writes.lost(
             r,
             `agent ${r.status?.assignedTo ?? '?'} sent no heartbeat for ${Math.round(this.opts.staleMs / 1000)}s`,
             'stale',
+            this.opts.maxAttempts,
           );
       }
     }

@@ -3,158 +3,33 @@ import '../src/node-version.js';
 import { existsSync, readFileSync, watchFile } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { availableParallelism, homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
 import { apiClient, loadKubeConfig } from '../src/kube/client.js';
 import { crd, statusCode } from '../src/kube/rest.js';
 import { log } from '../src/telemetry/log.js';
-import { installNamespace } from '../src/kube/namespace.js';
 import { Agent } from './agent.js';
 import { loadFrontProxy, remoteUser } from './frontproxy.js';
 import { peerLogs } from './peers.js';
+import { RUNTIMED_FLAGS } from './flags.js';
 import { Presence } from './presence.js';
 import { LogAuthorizer } from './auth.js';
 import { stepCapacity } from '../src/runtime/capacity.js';
 import { LogStore } from './logstore.js';
 import { parseRuntimes } from './runtime.js';
-import { DEFAULT_RUN_STALE_MS } from '../src/runtime/lifecycle.js';
 import { prepareSandbox, sandboxOptions, sandboxProblem, withSeccomp } from './sandbox-setup.js';
-import { DEFAULT_STEP_LIMITS, type SandboxOptions } from '../src/runtime/sandbox-command.js';
+import { type SandboxOptions } from '../src/runtime/sandbox-command.js';
 
 const MB = 1024 * 1024;
 import { createApp, NOT_READY } from './server.js';
-import { opsFlags, serveOpsFlags } from '../src/telemetry/ops.js';
+import { serveOpsFlags } from '../src/telemetry/ops.js';
 import { processFlags } from '../src/flags.js';
 
 const f = processFlags(
   'runtimed',
   'The runtime agent: claims pending Runs of the namespaces it serves and runs their steps in a sandbox.',
-  {
-    kubeconfig: { type: 'string', help: 'kubeconfig file; in a Pod, its service account' },
-    identity: {
-      type: 'string',
-      default: hostname(),
-      help: "this agent's name (the Pod name in a cluster): Runs it holds name it",
-    },
-    namespaces: {
-      type: 'string',
-      default: '',
-      help: 'namespaces whose Runs it takes, comma-separated; empty: all',
-    },
-    runtimes: {
-      type: 'string',
-      default: 'bash',
-      help: 'runtimes it offers (runs-on), comma-separated; name=impl serves a name with a built-in (bash, pod): kubernetes=pod runs container steps as Pods',
-    },
-    'helper-image': {
-      type: 'string',
-      help: "the image of a step Pod's prepare and report containers (default: this agent's own image, read from its Pod)",
-    },
-    'pod-stuck-seconds': {
-      type: 'string',
-      default: '300',
-      help: 'seconds a step Pod may wait for its image, a Secret or a node before its Run fails',
-    },
-    concurrency: { type: 'string', default: String(availableParallelism() * 4), help: 'steps run at once' },
-    'memory-mb': {
-      type: 'string',
-      help: "this agent's memory limit, MiB (its container's): bash steps run at once are as many as can fill their scratch areas within it",
-    },
-    'data-dir': {
-      type: 'string',
-      default: join(homedir(), '.local', 'state', 'kruntimes', 'runtimed'),
-      help: 'logs, kept results and step folders',
-    },
-    'heartbeat-seconds': { type: 'string', default: '5', help: "seconds between a running Run's heartbeats" },
-    'stale-seconds': {
-      type: 'string',
-      default: String(DEFAULT_RUN_STALE_MS / 1000),
-      help: 'a Run whose heartbeat is this old is re-queued (webhook --run-stale-seconds must not exceed it)',
-    },
-    'grace-seconds': {
-      type: 'string',
-      default: '5',
-      help: 'seconds between SIGTERM and SIGKILL of a stopped step',
-    },
-    'shutdown-seconds': {
-      type: 'string',
-      default: '30',
-      help: 'on SIGTERM, seconds running steps get to finish before they are handed back',
-    },
-    'log-retention-hours': { type: 'string', default: '168', help: "hours a finished Run's log is kept" },
-    'max-log-bytes': { type: 'string', default: String(16 * 1024 * 1024), help: 'largest log kept per Run' },
-    'log-store-bytes': {
-      type: 'string',
-      default: String(1024 ** 3),
-      help: 'bytes all logs kept here may take together (the oldest go first); keep it inside the data volume',
-    },
-    'lease-namespace': {
-      type: 'string',
-      default: installNamespace(),
-      help: "where this agent's Lease lives ($POD_NAMESPACE when set)",
-    },
-    'lease-seconds': { type: 'string', default: '15', help: 'seconds the Lease counts when not renewed' },
-    bwrap: { type: 'string', default: 'bwrap', help: 'the step sandbox program (bubblewrap)' },
-    'work-dir': {
-      type: 'string',
-      help: "step folders (default <data-dir>/work); every folder above it must be open to a root agent's step uids",
-    },
-    'insecure-no-sandbox': {
-      type: 'boolean',
-      default: false,
-      help: 'run steps as this agent, without the sandbox (they can reach all it can)',
-    },
-    'step-network': {
-      type: 'string',
-      default: 'none',
-      help: "none: each step a network namespace of its own, loopback only; host: steps share the agent's network",
-    },
-    'step-uid-base': {
-      type: 'string',
-      default: '200000',
-      help: 'a root agent runs each step as its own uid from here',
-    },
-    'step-max-processes': {
-      type: 'string',
-      default: String(DEFAULT_STEP_LIMITS.processes),
-      help: 'processes a step may have',
-    },
-    'step-max-memory-mb': {
-      type: 'string',
-      default: String(DEFAULT_STEP_LIMITS.memoryBytes / MB),
-      help: 'address space of each step process, MiB',
-    },
-    'step-max-file-mb': {
-      type: 'string',
-      default: String(DEFAULT_STEP_LIMITS.fileBytes / MB),
-      help: 'largest file a step writes, MiB',
-    },
-    'step-max-open-files': {
-      type: 'string',
-      default: String(DEFAULT_STEP_LIMITS.openFiles),
-      help: 'open files per process',
-    },
-    'step-max-workspace-mb': {
-      type: 'string',
-      default: String(DEFAULT_STEP_LIMITS.workspaceBytes / MB),
-      help: "size of a step's workspace and /tmp, MiB",
-    },
-    host: { type: 'string', default: '0.0.0.0', help: 'address of the log endpoint (and health, metrics)' },
-    port: { type: 'string', default: '8443', help: 'its port; HTTPS with --cert and --key' },
-    cert: { type: 'string', help: 'serving certificate file of the log endpoint (PEM)' },
-    key: { type: 'string', help: 'its private key file (PEM)' },
-    'advertise-url': {
-      type: 'string',
-      help: "the log endpoint's URL as other agents reach it (https://<Pod IP>:<port>), in its Lease; other agents fetch the logs this one holds from there",
-    },
-    'peer-ca': {
-      type: 'string',
-      help: "the CA of the agents' serving certificates, to fetch another agent's logs (default: ca.crt beside --cert)",
-    },
-    ...opsFlags('0', '0'),
-  },
+  RUNTIMED_FLAGS,
 );
 
 function positive(name: string): number {
@@ -248,6 +123,7 @@ const agent = new Agent(
     namespaces: (f.namespaces as string).split(',').filter(Boolean),
     runtimes,
     concurrency: concurrency(),
+    maxAttempts: Math.floor(positive('max-attempts')),
     heartbeatMs: positive('heartbeat-seconds') * 1000,
     staleMs: positive('stale-seconds') * 1000,
     graceMs: positive('grace-seconds') * 1000,
@@ -274,15 +150,24 @@ const app = createApp({
   ready: () => agent.healthy(),
   registry: agent.registry,
   identity: f.identity as string,
-  authorize: (h, ns, name) => authorizer.check(h, ns, name),
+  authorize: (h, ns, name, audience) => authorizer.check(h, ns, name, audience),
   ...(frontProxy
     ? {
         remoteUser: (req) => remoteUser(req, frontProxy),
         authorizeUser: (user, ns, name) => authorizer.checkUser(user, ns, name),
       }
     : {}),
-  ...(peerCa && existsSync(peerCa)
-    ? { fromPeer: peerLogs(kc, { leaseNamespace: f['lease-namespace'] as string, ca: readFileSync(peerCa) }) }
+  ...(peerCa && existsSync(peerCa) && existsSync(f['peer-token-file'] as string)
+    ? {
+        fromPeer: peerLogs(kc, {
+          leaseNamespace: f['lease-namespace'] as string,
+          ca: readFileSync(peerCa),
+          serverName:
+            (f['peer-server-name'] as string | undefined) ??
+            `kruntimes-runtimed.${f['lease-namespace'] as string}.svc`,
+          tokenFile: f['peer-token-file'] as string,
+        }),
+      }
     : {}),
   // The cache first: a following reader asks every 200 ms. Runs of namespaces this agent does not
   // serve are read from the API server.

@@ -5,7 +5,7 @@ import type { Run, RunStatus } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { statusCode, statusMessage } from '../src/kube/rest.js';
 import { retryTransient } from '../src/kube/retry.js';
-import { requeueStatus } from '../src/runtime/lifecycle.js';
+import { lostStatus, requeueStatus } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import { key } from './agent-state.js';
@@ -52,6 +52,26 @@ export class RunWrites {
       ],
       k8s.PatchStrategy.JsonPatch,
     );
+  }
+
+  /**
+   * A Run whose agent was lost (stale, or this agent before a restart): back to Pending while it has
+   * attempts left, else Failed (AgentLost). A conflict means someone else already acted.
+   */
+  async lost(r: Run, message: string, why: string, maxAttempts: number): Promise<void> {
+    const status = lostStatus(r, message, maxAttempts, new Date());
+    if (status.phase === 'Pending') return this.requeue(r, message, why);
+    try {
+      await this.optimistic(r, { ...status, assignedTo: null, heartbeatTime: null });
+      this.metrics.ended.inc({ phase: 'Failed' });
+      log.warn(
+        { run: key(r), why, attempts: status.attempts },
+        'failed: its agent was lost on every attempt',
+      );
+    } catch (e) {
+      if (![404, 409, 422].includes(statusCode(e) ?? 0))
+        log.warn({ run: key(r), err: statusMessage(e) }, 'could not fail the lost Run');
+    }
   }
 
   /** Back to Pending, attempts kept; a conflict means someone else already acted, which is fine. */

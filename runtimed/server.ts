@@ -14,6 +14,7 @@ import { log } from '../src/telemetry/log.js';
 import { Counter, type Registry } from 'prom-client';
 import type { Decision } from './auth.js';
 import type { RemoteUser } from './frontproxy.js';
+import { PEER_AUDIENCE, peerLogPath, type PeerFetch } from './peers.js';
 
 /** Why /readyz says no. */
 export const NOT_READY = 'the Run cache has not synced';
@@ -25,15 +26,20 @@ export interface ServerDeps {
   dataDir: string;
   ready: () => boolean;
   registry: Registry;
-  authorize: (authorization: string | undefined, namespace: string, name: string) => Promise<Decision>;
+  authorize: (
+    authorization: string | undefined,
+    namespace: string,
+    name: string,
+    audience?: string,
+  ) => Promise<Decision>;
   getRun: (namespace: string, name: string) => Promise<Run | undefined>;
   /** This agent, to tell its Runs' logs from those another agent holds. */
   identity?: string;
   /** The aggregation layer: the user the API server vouches for; absent where it is not set up. */
   remoteUser?: (req: express.Request) => RemoteUser | { error: string };
   authorizeUser?: (user: RemoteUser, namespace: string, name: string) => Promise<Decision>;
-  /** Streams a log another agent holds, as `res` (the query as given). */
-  fromPeer?: (agent: string, path: string, res: express.Response) => Promise<void>;
+  /** Streams a log another agent holds, as `res` (its peer path, the query as given). */
+  fromPeer?: PeerFetch;
 }
 
 const text = (res: express.Response, status: number, message: string) =>
@@ -42,7 +48,7 @@ const text = (res: express.Response, status: number, message: string) =>
 export function createApp(d: ServerDeps): express.Express {
   const served = new Counter({
     name: 'krt_runtimed_log_requests_total',
-    help: 'Run logs served: via the API server (api) or a bearer token (token), from this agent or fetched from the agent that holds it (peer)',
+    help: 'Run logs served: via the API server (api), a bearer token (token) or to another agent (peer), from this agent or fetched from the agent that holds it (peer)',
     labelNames: ['via', 'from'] as const,
     registers: [d.registry],
   });
@@ -55,6 +61,17 @@ export function createApp(d: ServerDeps): express.Express {
       const decision = await d.authorize(req.headers.authorization, namespace, name);
       if (!decision.allowed) return text(res, decision.status, decision.message);
       served.inc({ via: 'token', from: await serveLog(d, req, res, namespace, name, false) });
+    } catch (e) {
+      failed(res, e);
+    }
+  });
+  // Another agent asking for a log this one holds: only a token for the peers' audience counts.
+  app.get('/peer/namespaces/:namespace/runs/:name/log', async (req, res) => {
+    const { namespace, name } = req.params;
+    try {
+      const decision = await d.authorize(req.headers.authorization, namespace, name, PEER_AUDIENCE);
+      if (!decision.allowed) return text(res, decision.status, decision.message);
+      served.inc({ via: 'peer', from: await serveLog(d, req, res, namespace, name, false) });
     } catch (e) {
       failed(res, e);
     }
@@ -132,7 +149,7 @@ async function serveLog(
   // forwarded request is never forwarded again).
   if (mayForward && holder && d.identity && holder !== d.identity && d.fromPeer) {
     const query = new URLSearchParams(req.query as Record<string, string>).toString();
-    await d.fromPeer(holder, `/namespaces/${namespace}/runs/${name}/log${query ? `?${query}` : ''}`, res);
+    await d.fromPeer(holder, `${peerLogPath(namespace, name)}${query ? `?${query}` : ''}`, res);
     return 'peer';
   }
   const attempt = Number(req.query.attempt ?? run.status?.attempts ?? 1);

@@ -58,6 +58,33 @@ export function requeueStatus(run: Run, message: string): RunStatus {
   return { phase: 'Pending', attempts: run.status?.attempts ?? 0, message };
 }
 
+/** The reason of a Run whose agent was lost on every attempt it was given. */
+export const AGENT_LOST = 'AgentLost';
+
+/** runtimed's default --max-attempts. */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+/**
+ * A Run whose agent was lost (it crashed, or went silent): back to Pending while it has attempts
+ * left, else Failed with AgentLost, so that a step that kills its agent each time does not run for
+ * ever.
+ */
+export function lostStatus(run: Run, message: string, maxAttempts: number, now: Date): RunStatus {
+  const attempts = run.status?.attempts ?? 0;
+  if (attempts < maxAttempts) return requeueStatus(run, message);
+  return {
+    phase: 'Failed',
+    reason: AGENT_LOST,
+    attempts,
+    message: `${AGENT_LOST}: ${message}; its agent was lost on all ${attempts} attempts (--max-attempts ${maxAttempts})`,
+    completionTime: now.toISOString(),
+  };
+}
+
+/** A status write that ends a lost Run: what another agent may write once the holder is stale. */
+export const isLostEnd = (s: RunStatus | undefined) =>
+  s?.phase === 'Pending' || (s?.phase === 'Failed' && s.reason === AGENT_LOST);
+
 /** The last `max` bytes of the output as text, never starting inside a UTF-8 character. */
 export function logTail(output: Buffer, max = MAX_LOG_TAIL_BYTES): string {
   let start = Math.max(0, output.length - max);

@@ -9,6 +9,7 @@ import {
   mayRequeue,
   isTerminal,
   logTail,
+  lostStatus,
   requeueStatus,
   type Ending,
 } from './lifecycle.js';
@@ -161,6 +162,21 @@ describe('Run lifecycle', () => {
       attempts: 2,
       message: 'agent x went silent',
     });
+  });
+  it('lostStatus re-queues while attempts are left, then fails the Run as AgentLost', () => {
+    const now = new Date('2026-12-01T10:00:00Z');
+    const at = (attempts: number) => run({ phase: 'Running', attempts, assignedTo: 'x' });
+    expect(lostStatus(at(2), 'agent x went silent', 3, now)).toEqual(
+      requeueStatus(at(2), 'agent x went silent'),
+    );
+    expect(lostStatus(at(3), 'agent x went silent', 3, now)).toEqual({
+      phase: 'Failed',
+      reason: 'AgentLost',
+      attempts: 3,
+      message: 'AgentLost: agent x went silent; its agent was lost on all 3 attempts (--max-attempts 3)',
+      completionTime: '2026-12-01T10:00:00.000Z',
+    });
+    expect(lostStatus(at(1), 'agent x restarted', 1, now).phase).toBe('Failed');
   });
   it('logTail keeps the last bytes and never starts inside a character', () => {
     expect(logTail(Buffer.from('hello'), 3)).toBe('llo');

@@ -67,6 +67,15 @@ describe('runStatusWriteError', () => {
     expect(check(held('a', ago(5)), requeue, agent('b'))).toBe(
       'status: Run is held by agent "a", whose last heartbeat is not 30s old: agent "b" may not re-queue it yet',
     );
+    // Its last attempt spent, the Run may be ended as lost instead, and only as lost.
+    const lost = run({ phase: 'Failed', reason: 'AgentLost', attempts: 3, message: 'lost' });
+    expect(check(held('a', ago(31)), lost, agent('b'))).toBeUndefined();
+    expect(check(held('a', ago(5)), lost, agent('b'))).toBe(
+      'status: Run is held by agent "a", whose last heartbeat is not 30s old: agent "b" may not re-queue it yet',
+    );
+    expect(check(held('a', ago(31)), run({ phase: 'Failed', reason: 'Error' }), agent('b'))).toBe(
+      'status: Run is held by agent "a": agent "b" may not write its status',
+    );
     // Re-queueing and claiming in one write is a claim of a held Run.
     expect(check(held('a', ago(31)), held('b'), agent('b'))).toBe(
       'status: Run is held by agent "a": agent "b" may not write its status',

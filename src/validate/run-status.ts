@@ -6,7 +6,7 @@
 import { serviceAccountUser } from '../names.js';
 import type { Run } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
-import { isClaimable, isStale } from '../runtime/lifecycle.js';
+import { isClaimable, isLostEnd, isStale } from '../runtime/lifecycle.js';
 
 /** The user's extra that names the Pod a service-account token is bound to. */
 export const AGENT_EXTRA = 'authentication.kubernetes.io/pod-name';
@@ -46,7 +46,7 @@ export function runStatusWriteError(
   const claims = next.status?.assignedTo;
   const holder = old.status?.assignedTo;
   if (holder && holder !== agent && !isClaimable(old)) {
-    const requeue = next.status?.phase === 'Pending' && !claims;
+    const requeue = isLostEnd(next.status) && !claims;
     if (requeue && isStale(old, rules.now, rules.staleMs)) return undefined;
     return fieldError(
       'status',
