@@ -220,6 +220,33 @@ describe('install on a one-node cluster', () => {
     }
   });
 
+  it("puts a NetworkPolicy in front of the webhook's Pods, naming ports their container has", () => {
+    const policy = ckJson<{
+      spec: {
+        podSelector: { matchLabels: Record<string, string> };
+        ingress: { ports: { port: string }[] }[];
+      };
+    }>(['get', 'networkpolicy', '-n', ns, 'kruntimes-webhook']);
+    const selector = Object.entries(policy.spec.podSelector.matchLabels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+    const selected = ckJson<{ items: { spec: { containers: { ports?: { name?: string }[] }[] } }[] }>([
+      'get',
+      'pods',
+      '-n',
+      ns,
+      '-l',
+      selector,
+    ]).items;
+    expect(selected).toHaveLength(2);
+    const named = new Set(
+      selected.flatMap((p) => p.spec.containers.flatMap((c) => (c.ports ?? []).map((x) => x.name))),
+    );
+    expect(
+      policy.spec.ingress.flatMap((r) => r.ports.map((x) => x.port)).every((port) => named.has(port)),
+    ).toBe(true);
+  });
+
   it('has the API server call the webhook through its Service, with the CA cert-manager injected, and deny an invalid WorkflowRun', () => {
     const cfg = ckJson<{
       webhooks: {
