@@ -34,7 +34,7 @@ export const RUNTIMED_FLAGS = {
   'pod-stuck-seconds': {
     type: 'string',
     default: '300',
-    help: 'seconds a step Pod may wait for its image, a Secret or a node before its Run fails',
+    help: 'seconds a step Pod may take to start its step (its image, a Secret, a node, a volume) before its Run fails, naming the cause',
   },
   'max-attempts': {
     type: 'string',

@@ -18,6 +18,7 @@ import { Masker } from '../src/runtime/mask.js';
 import {
   podInSight,
   podOutcome,
+  POD_STUCK,
   type PodLike,
   type PodOutcome,
   type PodSource,
@@ -33,6 +34,7 @@ import {
 import { maskedValues } from '../src/runtime/secrets.js';
 import { log } from '../src/telemetry/log.js';
 import { BoundedLog } from './bounded-log.js';
+import { podWarning } from './pod-events.js';
 import type { Executor } from './executor.js';
 import type { RunningStep } from './launcher-client.js';
 import type { NamespaceReads } from './namespace-reads.js';
@@ -63,7 +65,7 @@ export interface PodExecutorOptions {
   /** The project's image, for the prepare and report containers. */
   helperImage: string;
   graceMs: number;
-  /** How long a Pod may wait for its image, a Secret or a node before the Run fails. */
+  /** How long a Pod may take to start its step (image, Secret, node, volume) before the Run fails. */
   stuckMs: number;
   maxLogBytes: number;
   /** Namespaces served; empty: all. */
@@ -180,6 +182,7 @@ export class PodExecutor implements Executor {
 class PodExecution implements RunningStep {
   readonly done: Promise<Result>;
   private stopped: 'timeout' | 'cancel' | 'release' | undefined;
+  private askedEvents = false;
   private finish!: (r: Result) => void;
   private readonly ns: string;
   private readonly name: string;
@@ -289,9 +292,18 @@ class PodExecution implements RunningStep {
     }
     const outcome = podOutcome(pod, Date.now(), this.ex.options.stuckMs);
     if (outcome.state === 'pending') return;
+    if (outcome.state === 'failed' && outcome.reason === POD_STUCK) return void this.stuck(outcome);
     if (!this.following && !this.followed) void this.follow();
     if (outcome.state === 'running') return;
     void this.settle(outcome);
+  }
+
+  /** A Pod that never started its step: ended, quoting its last Warning Event (FailedMount, ...). */
+  private async stuck(outcome: Extract<PodOutcome, { state: 'failed' }>): Promise<void> {
+    if (this.ending || this.askedEvents) return;
+    this.askedEvents = true;
+    const warning = await podWarning(this.ex.kubeConfig, this.ns, this.name);
+    void this.settle({ ...outcome, message: warning ? `${outcome.message}: ${warning}` : outcome.message });
   }
 
   /** Follows the step container's log into the log file, masked, keeping the tail for the Run. */

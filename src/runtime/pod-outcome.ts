@@ -128,7 +128,39 @@ export function podOutcome(pod: PodLike, now: number, stuckMs: number): PodOutco
   if (s.phase === 'Failed')
     return { state: 'failed', reason: s.reason ?? 'PodFailed', message: s.message ?? 'the step Pod failed' };
   if (step?.running || t) return { state: 'running' };
+  // Whatever holds it (a volume that cannot be mounted, a sandbox that cannot be made), a Pod that
+  // has not started its step by now will not be left waiting for ever; the executor quotes the
+  // Pod's last Warning Event, which names the cause.
+  if (stuck)
+    return {
+      state: 'failed',
+      reason: POD_STUCK,
+      message: `the step Pod did not start its step within ${Math.round(stuckMs / 1000)}s`,
+    };
   return { state: 'pending' };
+}
+
+/** The reason of a step Pod that never started its step, for a cause no rule above names. */
+export const POD_STUCK = 'PodStuck';
+
+export interface PodEvent {
+  type?: string;
+  reason?: string;
+  message?: string;
+  lastTimestamp?: string | Date;
+  eventTime?: string | Date;
+  metadata?: { creationTimestamp?: string | Date };
+}
+
+/** The last Warning of a Pod's Events, as the message of its Run quotes it. */
+export function lastWarning(events: PodEvent[]): string | undefined {
+  const when = (e: PodEvent) =>
+    new Date(e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? 0).getTime();
+  const last = events
+    .filter((e) => e.type === 'Warning')
+    .sort((a, b) => when(a) - when(b))
+    .pop();
+  return last ? `${last.reason ?? 'Warning'}: ${(last.message ?? '').trim()}` : undefined;
 }
 
 /** Where an execution's latest sight of its Pod comes from. */

@@ -1,6 +1,6 @@
 import type { Run } from '../api/types.js';
 import { parseReport, PREPARE_CHUNK, readPrepared, REPORT_PREFIX, stepPod, wholeSecrets } from './pod.js';
-import { podInSight, podOutcome, type PodLike } from './pod-outcome.js';
+import { lastWarning, podInSight, podOutcome, type PodLike } from './pod-outcome.js';
 
 const run = (spec: Partial<Run['spec']>): Run =>
   ({
@@ -227,6 +227,24 @@ describe('podOutcome', () => {
       message: 'no node can run the step Pod: 0/1 nodes',
     });
   });
+  it('fails a Pod that has not started its step by the bound, for any other cause (a volume not mounted)', () => {
+    const mounting = base({
+      phase: 'Pending',
+      initContainerStatuses: [waiting('prepare', 'PodInitializing')],
+    });
+    expect(podOutcome(mounting, T0 + 59_999, 60_000)).toEqual({ state: 'pending' });
+    expect(podOutcome(mounting, T0 + 60_000, 60_000)).toEqual({
+      state: 'failed',
+      reason: 'PodStuck',
+      message: 'the step Pod did not start its step within 60s',
+    });
+    // Once the step runs, or ran, no bound of starting holds.
+    const started = base({
+      phase: 'Running',
+      initContainerStatuses: [ended('prepare', 0), { name: 'step', state: { running: {} } }],
+    });
+    expect(podOutcome(started, T0 + 3_600_000, 60_000)).toEqual({ state: 'running' });
+  });
   it.each([
     [
       base({ phase: 'Failed', reason: 'DeadlineExceeded' }),
@@ -269,6 +287,36 @@ describe('podOutcome', () => {
     ],
   ])('reads %j', (p, expected) => {
     expect(podOutcome(p, T0, 60_000)).toMatchObject(expected);
+  });
+});
+
+describe('lastWarning', () => {
+  it('quotes the latest Warning of the Events, ignoring Normal ones', () => {
+    expect(
+      lastWarning([
+        {
+          type: 'Warning',
+          reason: 'FailedMount',
+          message: 'configmap "a" not found',
+          lastTimestamp: '2026-12-04T10:00:05Z',
+        },
+        { type: 'Normal', reason: 'Scheduled', message: 'assigned', lastTimestamp: '2026-12-04T10:00:09Z' },
+        {
+          type: 'Warning',
+          reason: 'FailedMount',
+          message: 'configmap "b" not found ',
+          eventTime: '2026-12-04T10:00:07Z',
+        },
+        {
+          type: 'Warning',
+          reason: 'Old',
+          message: 'x',
+          metadata: { creationTimestamp: '2026-12-04T10:00:01Z' },
+        },
+      ]),
+    ).toBe('FailedMount: configmap "b" not found');
+    expect(lastWarning([{ type: 'Normal', reason: 'Pulled' }])).toBeUndefined();
+    expect(lastWarning([])).toBeUndefined();
   });
 });
 

@@ -208,7 +208,7 @@ export function podRuntimeTests(): void {
     expect([r.status?.phase, r.status?.outputs]).toEqual(['Succeeded', { allowed: '200', other: '403' }]);
   });
 
-  it('fails a Run with the reason of its Pod: a missing image, OOM, a missing Secret, an exit code, no node', async () => {
+  it('fails a Run with the reason of its Pod: a missing image, OOM, a missing Secret, an exit code, no node, a volume never mounted', async () => {
     const name = uniq('fails');
     const s = (extra: object) => [{ name: 's', image: step(), run: 'echo bye; exit 3', ...extra }];
     apply(
@@ -218,6 +218,9 @@ export function podRuntimeTests(): void {
         nosecret: podJob(s({ run: 'echo "$X"', secretEnv: { X: { name: 'kruntimes-missing', key: 'k' } } })),
         exit: podJob(s({})),
         nonode: podJob(s({ run: 'true' }), { nodeSelector: { 'kruntimes.dev/none': 'x' } }),
+        nomount: podJob(s({ run: 'true', volumeMounts: [{ name: 'conf', mountPath: '/conf' }] }), {
+          volumes: [{ name: 'conf', configMap: { name: 'kruntimes-missing' } }],
+        }),
       }),
     );
     const expected: Record<string, [string, RegExp]> = {
@@ -229,6 +232,11 @@ export function podRuntimeTests(): void {
       nosecret: ['CreateContainerConfigError', /secret "kruntimes-missing" not found/],
       exit: ['NonZeroExit', /exited with code 3/],
       nonode: ['Unschedulable', /no node can run the step Pod: 0\/1 nodes are available/],
+      // No rule names this cause: the bound of --pod-stuck-seconds ends it, quoting the Event.
+      nomount: [
+        'PodStuck',
+        /did not start its step within 20s: FailedMount: .*configmap "kruntimes-missing" not found/,
+      ],
     };
     for (const [job, [reason, message]] of Object.entries(expected)) {
       const r = await ended(`${name}-${job}-s`);
