@@ -16,6 +16,8 @@ export interface RunningStep {
   readonly done: Promise<Omit<Ending, 'now'>>;
   readonly stopReason: StopReason | undefined;
   stop(reason: StopReason): void;
+  /** Why the step has not started yet, when it waits (a full quota): the Run's message says it. */
+  readonly waiting?: string | undefined;
 }
 
 export class Launcher {

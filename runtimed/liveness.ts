@@ -30,10 +30,14 @@ export class Liveness {
         .filter(([, a]) => !a.ending && a.beat <= due)
         .map(async ([k, a]) => {
           a.beat = Date.now();
+          // A step that waits to start (its Pod refused for a full quota) says why in the Run.
+          const waiting = a.exec.waiting;
+          const ops: object[] = [{ op: 'replace', path: '/status/heartbeatTime', value: now }];
+          if (waiting !== a.shownWaiting)
+            ops.push({ op: 'add', path: '/status/message', value: waiting ?? '' });
           try {
-            await this.writes.owned(a.run, a.attempts, [
-              { op: 'replace', path: '/status/heartbeatTime', value: now },
-            ]);
+            await this.writes.owned(a.run, a.attempts, ops);
+            a.shownWaiting = waiting;
           } catch (e) {
             const code = statusCode(e);
             if (a.ending) return; // the end was reported first

@@ -9,7 +9,6 @@ import type * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { HttpError, rawJson, rawStream, rawText } from '../src/kube/raw.js';
-import { retryTransient } from '../src/kube/retry.js';
 import { statusMessage } from '../src/kube/rest.js';
 import { LABEL_RUN_UID } from '../src/labels.js';
 import { controlledBy } from '../src/api/objects.js';
@@ -34,7 +33,9 @@ import {
 import { maskedValues } from '../src/runtime/secrets.js';
 import { log } from '../src/telemetry/log.js';
 import { BoundedLog } from './bounded-log.js';
+import { retryTransient } from '../src/kube/retry.js';
 import { podWarning } from './pod-events.js';
+import { createStepPod, deleteStepPod, podPath } from './pod-writes.js';
 import type { Executor } from './executor.js';
 import type { RunningStep } from './launcher-client.js';
 import type { NamespaceReads } from './namespace-reads.js';
@@ -72,7 +73,6 @@ export interface PodExecutorOptions {
   namespaces: string[];
 }
 
-const podPath = (ns: string, name = '') => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`;
 const key = (ns: string, name: string) => `${ns}/${name}`;
 
 export class PodExecutor implements Executor {
@@ -148,13 +148,9 @@ export class PodExecutor implements Executor {
     const name = stepPodName(run);
     const pod = this.cached(ns, name);
     if (!pod || !runsPod(pod, run)) return;
-    await rawJson(
-      this.kc,
-      'DELETE',
-      `${podPath(ns, name)}?gracePeriodSeconds=${Math.ceil(this.opts.graceMs / 1000)}`,
-    ).catch((e: unknown) => {
-      if (!(e instanceof HttpError && e.code === 404)) throw e;
-    });
+    // Not Cancelled while the Pod still runs: the agent tries again at the Run's next event.
+    if (!(await deleteStepPod(this.kc, ns, name, pod.metadata?.uid, this.opts.graceMs)))
+      throw new Error(`the step Pod ${name} could not be deleted`);
   }
 
   /** @internal for PodExecution */
@@ -183,6 +179,8 @@ class PodExecution implements RunningStep {
   readonly done: Promise<Result>;
   private stopped: 'timeout' | 'cancel' | 'release' | undefined;
   private askedEvents = false;
+  /** Why the step has not started yet, while its Pod cannot be created. */
+  waiting: string | undefined;
   private finish!: (r: Result) => void;
   private readonly ns: string;
   private readonly name: string;
@@ -228,21 +226,18 @@ class PodExecution implements RunningStep {
     void this.deletePod().then(() => this.end({ stoppedFor: 'cancel' }));
   }
 
-  private async deletePod(): Promise<void> {
-    const grace = Math.ceil(this.ex.options.graceMs / 1000);
-    try {
-      await rawJson(
-        this.ex.kubeConfig,
-        'DELETE',
-        `${podPath(this.ns, this.name)}?gracePeriodSeconds=${grace}`,
-        {
-          preconditions: { uid: this.ex.pod(this.ns, this.name)?.metadata?.uid },
-        },
-      );
-    } catch (e) {
-      if (!(e instanceof HttpError && (e.code === 404 || e.code === 409)))
-        log.warn({ run: `${this.ns}/${this.name}`, err: String(e) }, 'could not delete the step Pod');
-    }
+  private deletePod(uid = this.ex.pod(this.ns, this.name)?.metadata?.uid): Promise<boolean> {
+    return deleteStepPod(this.ex.kubeConfig, this.ns, this.name, uid, this.ex.options.graceMs);
+  }
+
+  private async create(body: object): Promise<Pod> {
+    const pod = (await createStepPod(this.ex.kubeConfig, this.ns, body, {
+      stuckMs: this.ex.options.stuckMs,
+      abandoned: () => this.stopped !== undefined,
+      waiting: (why) => (this.waiting = why),
+    })) as Pod;
+    this.waiting = undefined;
+    return pod;
   }
 
   private async begin(): Promise<void> {
@@ -255,9 +250,10 @@ class PodExecution implements RunningStep {
     });
     let pod: Pod;
     try {
-      pod = (await rawJson(this.ex.kubeConfig, 'POST', podPath(this.ns), body)) as Pod;
+      pod = await this.create(body);
       log.debug({ run: `${this.ns}/${this.name}` }, 'step Pod created');
     } catch (e) {
+      if (this.stopped) return;
       if (!(e instanceof HttpError)) throw e;
       if (e.code !== 409) return this.end({ startError: `the step Pod was refused: ${statusMessage(e)}` });
       pod = (await rawJson(this.ex.kubeConfig, 'GET', podPath(this.ns, this.name))) as Pod;
@@ -265,7 +261,8 @@ class PodExecution implements RunningStep {
         return this.end({ startError: `a Pod named ${this.name} exists and belongs to another Run` });
       log.info({ run: `${this.ns}/${this.name}` }, 'adopted the step Pod of an earlier claim');
     }
-    if (this.stopped) return;
+    // Stopped while the Pod was being made: the delete then found nothing, so it goes now.
+    if (this.stopped) return void (this.stopped !== 'release' && (await this.deletePod(pod.metadata?.uid)));
     this.unwatch = this.ex.watch(this.ns, this.name, (fresh) => {
       if (!fresh) return this.observe('cache');
       void rawJson(this.ex.kubeConfig, 'GET', podPath(this.ns, this.name))

@@ -3,6 +3,7 @@ import {
   isAuthorizationDenial,
   isDeterministicRefusal,
   isNamespaceTerminating,
+  isQuotaExceeded,
   isTransient,
   retryTransient,
 } from './retry.js';
@@ -64,6 +65,55 @@ describe('retryTransient', () => {
       ),
     ).rejects.toMatchObject({ code });
     expect(calls).toBe(1);
+  });
+
+  it('retries what it is told to, says so before each pause, and stops when the work is abandoned', async () => {
+    const c = clock();
+    const quota = new ApiException(
+      403,
+      'Forbidden',
+      JSON.stringify({ message: 'pods "p" is forbidden: exceeded quota: q, requested: pods=1' }),
+      {},
+    );
+    const told: [number, number][] = [];
+    let calls = 0;
+    let cancelled = false;
+    await expect(
+      retryTransient(
+        async () => {
+          if (++calls === 3) cancelled = true;
+          throw quota;
+        },
+        {
+          deadlineMs: 60_000,
+          minDelayMs: 1000,
+          ...c,
+          retryable: (e) => isQuotaExceeded(e),
+          onRetry: (e, delay) => told.push([(e as ApiException<unknown>).code, delay]),
+          abandoned: () => cancelled,
+        },
+      ),
+    ).rejects.toBe(quota);
+    expect(calls).toBe(3);
+    expect(told).toEqual([
+      [403, 1000],
+      [403, 2000],
+    ]);
+    expect(c.slept).toEqual([1000, 2000]);
+  });
+
+  it('tells a full quota from other refusals', () => {
+    const forbidden = (message: string) =>
+      new ApiException(403, 'Forbidden', JSON.stringify({ message }), {});
+    expect(
+      isQuotaExceeded(
+        forbidden(
+          'pods "p" is forbidden: exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0',
+        ),
+      ),
+    ).toBe(true);
+    expect(isQuotaExceeded(forbidden('User "u" cannot create resource "pods"'))).toBe(false);
+    expect(isQuotaExceeded(api(409))).toBe(false);
   });
 
   it('classifies errors', () => {

@@ -8,11 +8,25 @@ export interface RetryOptions {
   maxDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** Which failures are worth another try (default: isTransient). */
+  retryable?: (e: unknown) => boolean;
+  /** Told of each failure that will be tried again, and after how long. */
+  onRetry?: (e: unknown, delayMs: number) => void;
+  /** Gives up before the deadline when it says so (the work was cancelled). */
+  abandoned?: () => boolean;
 }
 
 export function isTransient(e: unknown): boolean {
   const code = statusCode(e);
   return code === undefined || code === 429 || code >= 500;
+}
+
+/**
+ * A ResourceQuota of the namespace is full (`exceeded quota: ...`, 403): the same request succeeds
+ * once something else ends, so it is waited for, not a failure.
+ */
+export function isQuotaExceeded(e: unknown): boolean {
+  return statusCode(e) === 403 && /\bexceeded quota\b/.test(statusMessage(e));
 }
 
 /** A namespace that is being deleted refuses new objects with 403: nothing to create any more. */
@@ -49,7 +63,8 @@ export async function retryTransient<T>(fn: () => Promise<T>, o: RetryOptions): 
     try {
       return await fn();
     } catch (e) {
-      if (!isTransient(e) || now() + delay > until) throw e;
+      if (!(o.retryable ?? isTransient)(e) || now() + delay > until || o.abandoned?.()) throw e;
+      o.onRetry?.(e, delay);
       await sleep(delay);
       delay = Math.min(delay * 2, o.maxDelayMs ?? 5000);
     }

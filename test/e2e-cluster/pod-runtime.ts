@@ -279,6 +279,42 @@ export function podRuntimeTests(): void {
     expect([timedOut.status?.phase, timedOut.status?.reason]).toEqual(['Timeout', 'Timeout']);
   });
 
+  it('waits out a full ResourceQuota, saying so in the Run; a step cancelled meanwhile never gets a Pod', async () => {
+    const name = uniq('quota');
+    const quota = `kruntimes-full-${name}`;
+    expect(ck(['create', 'quota', quota, '-n', NS, '--hard=pods=0']).status).toBe(0);
+    try {
+      const one = [{ name: 's', image: step(), run: 'echo made=it >> "$KRT_OUTPUT"' }];
+      apply(workflowRun(name, { waits: podJob(one), dropped: podJob(one) }));
+      const [waits, dropped] = [`${name}-waits-s`, `${name}-dropped-s`];
+      for (const r of [waits, dropped])
+        await until(`Run ${r} to say it waits for the quota`, 60, () =>
+          /^QuotaExceeded: waiting to create the step Pod: .*exceeded quota/.test(
+            run(r).status?.message ?? '',
+          ),
+        );
+      expect(phaseOf(waits)).toBe('Running');
+      const cancel = ck([
+        'patch',
+        '-n',
+        NS,
+        'run',
+        dropped,
+        '--type=merge',
+        '-p',
+        '{"spec":{"cancelRequested":true}}',
+      ]);
+      expect(cancel.stderr).toBe('');
+      expect((await ended(dropped)).status?.phase).toBe('Cancelled');
+      expect(ck(['delete', 'quota', quota, '-n', NS]).status).toBe(0);
+      const done = await ended(waits);
+      expect([done.status?.phase, done.status?.outputs?.made]).toEqual(['Succeeded', 'it']);
+      expect(podsOf(dropped)).toEqual([]);
+    } finally {
+      ck(['delete', 'quota', quota, '-n', NS, '--ignore-not-found']);
+    }
+  });
+
   it('completes a step whose executor Pod is deleted while it runs: the Pod adopted, the step run once', async () => {
     const name = uniq('adopt');
     apply(

@@ -1,0 +1,62 @@
+// The step Pod's two writes, each riding out what passes: a busy API server (429, 5xx, a Pod
+// webhook timing out) and, for the create, a full ResourceQuota, up to --pod-stuck-seconds; only a
+// refusal that would repeat fails the step at once.
+import type * as k8s from '@kubernetes/client-node';
+import { HttpError, rawJson } from '../src/kube/raw.js';
+import { isQuotaExceeded, isTransient, retryTransient } from '../src/kube/retry.js';
+import { statusMessage } from '../src/kube/rest.js';
+import { log } from '../src/telemetry/log.js';
+
+export const podPath = (ns: string, name = '') => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`;
+
+export async function createStepPod(
+  kc: k8s.KubeConfig,
+  ns: string,
+  body: object,
+  o: {
+    stuckMs: number;
+    /** The step was stopped meanwhile: no more tries. */
+    abandoned: () => boolean;
+    /** Why it waits, for the Run's message. */
+    waiting: (why: string) => void;
+  },
+): Promise<unknown> {
+  return retryTransient(() => rawJson(kc, 'POST', podPath(ns), body), {
+    deadlineMs: o.stuckMs,
+    minDelayMs: 1000,
+    // Often enough that a quota freed is used within seconds; one request per step each time.
+    maxDelayMs: 5000,
+    retryable: (e) => isTransient(e) || isQuotaExceeded(e),
+    abandoned: o.abandoned,
+    onRetry: (e, delayMs) => {
+      const kind = isQuotaExceeded(e) ? 'QuotaExceeded' : 'APIServerBusy';
+      o.waiting(`${kind}: waiting to create the step Pod: ${statusMessage(e)}`);
+      log.info({ namespace: ns, err: statusMessage(e), delayMs }, 'step Pod not created yet; trying again');
+    },
+  });
+}
+
+/**
+ * Deletes the Pod of this uid (none: whatever has the name); gone already is fine. False when it
+ * could not be deleted (logged): the caller decides whether the Run may end all the same.
+ */
+export async function deleteStepPod(
+  kc: k8s.KubeConfig,
+  ns: string,
+  name: string,
+  uid: string | undefined,
+  graceMs: number,
+): Promise<boolean> {
+  const path = `${podPath(ns, name)}?gracePeriodSeconds=${Math.ceil(graceMs / 1000)}`;
+  try {
+    await retryTransient(() => rawJson(kc, 'DELETE', path, { preconditions: { uid } }), {
+      deadlineMs: 60_000,
+      minDelayMs: 500,
+    });
+    return true;
+  } catch (e) {
+    if (e instanceof HttpError && (e.code === 404 || e.code === 409)) return true;
+    log.error({ run: `${ns}/${name}`, err: String(e) }, 'could not delete the step Pod');
+    return false;
+  }
+}
