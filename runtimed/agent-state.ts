@@ -15,6 +15,8 @@ export interface Active {
   ending: boolean;
   /** Last time this agent wrote heartbeatTime (the claim writes the first). */
   beat: number;
+  /** When the last heartbeat the API server confirmed was sent (the claim counts as one). */
+  confirmed: number;
   /** The wait of the step last written into the Run's message. */
   shownWaiting?: string | undefined;
 }

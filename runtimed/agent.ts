@@ -67,6 +67,7 @@ export class Agent {
       heartbeatMs: opts.heartbeatMs,
       staleMs: opts.staleMs,
       maxAttempts: opts.maxAttempts,
+      graceMs: opts.graceMs,
       serves: (r) => this.serves(r) !== undefined,
     });
     this.executors = executorsFor(kc, opts, logs);
@@ -316,6 +317,7 @@ export class Agent {
         lost: false,
         ending: false,
         beat: Date.now(),
+        confirmed: Date.now(),
       };
     } catch (e) {
       // The step could not be set going (its Pod's files, a full disk): handed back, as a shutdown does.

@@ -16,20 +16,47 @@ export class Liveness {
     private readonly opts: {
       heartbeatMs: number;
       staleMs: number;
+      /** Between SIGTERM and SIGKILL of a stopped step. */
+      graceMs: number;
       maxAttempts: number;
       serves: (r: Run) => boolean;
     },
   ) {}
 
+  /**
+   * How long a step of this agent's own goes on with no heartbeat confirmed. Another agent may put
+   * the Run back once it has seen no heartbeat for the stale period, so the step is stopped (and
+   * dead, after the grace period) one heartbeat before that: cut off from the API server, this
+   * agent never runs a step at the same time as the agent that takes it over.
+   */
+  get fenceMs(): number {
+    const o = this.opts;
+    return Math.max(o.heartbeatMs, o.staleMs - o.heartbeatMs - o.graceMs);
+  }
+
+  /** Stops the steps that outlive no agent and whose heartbeats have failed for fenceMs. */
+  fence(now = Date.now()): void {
+    for (const [k, a] of this.state.active) {
+      if (a.ending || a.lost || a.outlives || now - a.confirmed <= this.fenceMs) continue;
+      log.warn(
+        { run: k, unconfirmedMs: now - a.confirmed },
+        'no heartbeat confirmed for the stale period; stopping the step before another agent takes it',
+      );
+      a.lost = true;
+      a.exec.stop('release');
+    }
+  }
+
   /** Heartbeats for executions whose last beat is older than the interval; short steps need none. */
   async heartbeat(): Promise<void> {
+    this.fence();
     const now = new Date().toISOString();
     const due = Date.now() - this.opts.heartbeatMs * 0.9;
     await Promise.all(
       [...this.state.active.entries()]
         .filter(([, a]) => !a.ending && a.beat <= due)
         .map(async ([k, a]) => {
-          a.beat = Date.now();
+          const sent = (a.beat = Date.now());
           // A step that waits to start (its Pod refused for a full quota) says why in the Run.
           const waiting = a.exec.waiting;
           const ops: object[] = [{ op: 'replace', path: '/status/heartbeatTime', value: now }];
@@ -38,6 +65,8 @@ export class Liveness {
           try {
             await this.writes.owned(a.run, a.attempts, ops);
             a.shownWaiting = waiting;
+            // Counted from when it was sent: the API server holds it from some time after that.
+            a.confirmed = Math.max(a.confirmed, sent);
           } catch (e) {
             const code = statusCode(e);
             if (a.ending) return; // the end was reported first

@@ -32,6 +32,8 @@ export interface AgentFlags {
   leaseSeconds?: number;
   /** Steps in the bubblewrap sandbox (default), or on the host (--insecure-no-sandbox). */
   sandbox?: boolean;
+  /** The API server as this agent reaches it (a relay a test can cut); default the local one. */
+  apiServer?: string;
 }
 
 /**
@@ -39,10 +41,12 @@ export interface AgentFlags {
  * tells agents apart by (as a Pod-bound token carries it): the local agent's kubeconfig, renamed.
  * Without an identity: the service account with no Pod name at all.
  */
-export function agentKubeconfig(identity: string | undefined, dir: string): string {
+export function agentKubeconfig(identity: string | undefined, dir: string, server?: string): string {
   const doc = parse(readFileSync(join(stateDir, 'kubeconfig-runtimed'), 'utf8')) as {
     users: { user: Record<string, unknown> }[];
+    clusters: { cluster: Record<string, unknown> }[];
   };
+  if (server) for (const c of doc.clusters) c.cluster.server = server;
   for (const u of doc.users)
     if (identity) u.user['as-user-extra'] = { [AGENT_EXTRA]: [identity] };
     else delete u.user['as-user-extra'];
@@ -64,7 +68,7 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
     [
       ...componentCommand('runtimed'),
       '--kubeconfig',
-      agentKubeconfig(f.identity, f.dataDir),
+      agentKubeconfig(f.identity, f.dataDir, f.apiServer),
       '--identity',
       f.identity,
       '--runtimes',

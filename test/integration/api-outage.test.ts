@@ -1,5 +1,6 @@
 // An API outage longer than the stale period while a step finishes (issue "Reliability under
-// faults"): the agent keeps the result, on disk as well, and reports it when the API server is back,
+// faults"): a step that ends before its agent gives up on its heartbeats (runtimed/liveness.ts) is
+// not lost: the agent keeps the result, on disk as well, and reports it when the API server is back,
 // also after its own restart; the other agent does not re-queue the Run meanwhile, so the step runs
 // once. Real API server (stopped and started), real runtimed agents, real bash in the sandbox.
 import { appendFileSync, mkdtempSync } from 'node:fs';
@@ -37,7 +38,9 @@ afterAll(async () => {
   await ch?.close();
 });
 
-const agent = async (identity: string, dataDir: string, staleSeconds = 3) => {
+// Long enough that the step ends (the gate opened as the API server stops) before its agent, whose
+// heartbeats fail from then on, stops it for want of them (runtimed/liveness.ts fence).
+const agent = async (identity: string, dataDir: string, staleSeconds = 8) => {
   const a = await startAgent({
     identity,
     runtime: RUNTIME,
@@ -90,7 +93,7 @@ async function stepFinishedDuringOutage(name: string, o: Outage) {
 it('a step that ends while the API server is away longer than the stale period runs once and completes', async () => {
   await agent('outage-a', mkdtempSync(join(tmpdir(), 'krt-outage-a-')));
   await agent('outage-b', mkdtempSync(join(tmpdir(), 'krt-outage-b-')));
-  const { run, holder, executions } = await stepFinishedDuringOutage('survives', { staleSeconds: 3 });
+  const { run, holder, executions } = await stepFinishedDuringOutage('survives', { staleSeconds: 8 });
   expect(executions).toEqual(['attempt 1']);
   expect(run.status).toMatchObject({
     phase: 'Succeeded',
