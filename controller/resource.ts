@@ -5,7 +5,7 @@ import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
 import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
-import { controlledBy } from '../src/api/objects.js';
+import { controlledBy, madeFor } from '../src/api/objects.js';
 import type { KubeAccess } from '../src/kube/access.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
@@ -200,7 +200,7 @@ async function createPipelineRun(
   const name = run.metadata.name ?? '';
   const found = await deps.kube.get<WorkflowRun>({ ...crd('workflowruns', namespace), name });
   const uid = owner.metadata.uid ?? '';
-  if (controlledBy(found, uid) && found.metadata.labels?.[LABEL_RESOURCE_UID] === uid) return;
+  if (madeFor(found, uid, LABEL_RESOURCE_UID)) return;
   throw new NameTaken(
     `WorkflowRun "${name}" exists and was not made by the kruntimes controller for this ${owner.kind ?? 'resource'}: it is not adopted (delete it, and the pipeline runs again)`,
   );

@@ -4,7 +4,7 @@ import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
 import type { Run, RunStatus, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
 import { workflowRunEnded } from '../src/api/phases.js';
-import { controlledBy } from '../src/api/objects.js';
+import { controlledBy, nameHolder } from '../src/api/objects.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import { isDeterministicRefusal } from '../src/kube/retry.js';
@@ -153,7 +153,9 @@ async function observe(
     takenByOther: (kind, n) => {
       const found = kind === 'Run' ? caches.runs.get(namespace, n) : caches.workflowRuns.get(namespace, n);
       const label = kind === 'Run' ? LABEL_WORKFLOWRUN_UID : LABEL_PARENT_UID;
-      return found !== undefined && !(controlledBy(found, uid) && found.metadata.labels?.[label] === uid);
+      const holder =
+        found && nameHolder(found, { kind: 'WorkflowRun', name: cached.metadata.name ?? '', uid }, label);
+      return holder === 'ours' ? undefined : holder;
     },
     agentsServe: deps.agents
       ? (runtime) => deps.agents?.servedUntil(runtime, namespace, (deps.clock?.() ?? new Date()).getTime())

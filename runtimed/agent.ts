@@ -9,6 +9,7 @@ import type { Run } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { apiClient } from '../src/kube/client.js';
 import { statusCode, statusMessage } from '../src/kube/rest.js';
+import { runAsCached } from '../src/runtime/agent-cache.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { informerMetrics } from '../src/kube/informer-metrics.js';
 import { claimStatus, endStatus, isClaimable } from '../src/runtime/lifecycle.js';
@@ -56,7 +57,9 @@ export class Agent {
     const paths = opts.namespaces.length
       ? opts.namespaces.map((ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/runs`)
       : [`/apis/${GROUP}/${VERSION}/runs`];
-    this.informers = paths.map((path) => new ResilientInformer<Run>(kc, { path, resyncMs: 5 * 60_000 }));
+    this.informers = paths.map(
+      (path) => new ResilientInformer<Run>(kc, { path, resyncMs: 5 * 60_000, transform: runAsCached }),
+    );
     collectDefaultMetrics({ register: this.registry });
     informerMetrics(this.registry, () => this.informers);
     this.metrics = agentMetrics(this.registry, () => this.state.active.size, opts.concurrency);

@@ -14,6 +14,7 @@ import { LABEL_RUN_UID } from '../src/labels.js';
 import { controlledBy } from '../src/api/objects.js';
 import type { Ending } from '../src/runtime/lifecycle.js';
 import { Masker } from '../src/runtime/mask.js';
+import { podAsCached } from '../src/runtime/agent-cache.js';
 import {
   podInSight,
   podOutcome,
@@ -88,7 +89,13 @@ export class PodExecutor implements Executor {
   ) {
     const paths = opts.namespaces.length ? opts.namespaces.map((ns) => podPath(ns)) : ['/api/v1/pods'];
     this.informers = paths.map(
-      (path) => new ResilientInformer<Pod>(kc, { path, labelSelector: LABEL_RUN_UID, resyncMs: 5 * 60_000 }),
+      (path) =>
+        new ResilientInformer<Pod>(kc, {
+          path,
+          labelSelector: LABEL_RUN_UID,
+          resyncMs: 5 * 60_000,
+          transform: podAsCached,
+        }),
     );
     for (const i of this.informers) {
       const poke = (p: Pod) =>

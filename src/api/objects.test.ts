@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { condition, controllerReference, sameStatus } from './objects.js';
+import { condition, controllerReference, madeFor, nameHolder, sameStatus } from './objects.js';
 
 describe('sameStatus', () => {
   const cond = (status: 'True' | 'False', at: string) => ({
@@ -41,5 +41,37 @@ describe('controllerReference', () => {
       controller: true,
       blockOwnerDeletion: true,
     });
+  });
+});
+
+describe('nameHolder', () => {
+  const L = 'kruntimes.io/workflowrun-uid';
+  const owner = { kind: 'WorkflowRun', name: 'release', uid: 'u-2' };
+  const obj = (ref: object | undefined, labels: Record<string, string> = {}, deletionTimestamp?: string) => ({
+    metadata: {
+      labels,
+      ...(ref ? { ownerReferences: [{ controller: true, ...ref }] } : {}),
+      ...(deletionTimestamp ? { deletionTimestamp } : {}),
+    },
+  });
+
+  it('is ours only with our controller reference and our uid label', () => {
+    const mine = obj({ kind: 'WorkflowRun', name: 'release', uid: 'u-2' }, { [L]: 'u-2' });
+    expect(nameHolder(mine, owner, L)).toBe('ours');
+    expect(madeFor(mine, 'u-2', L)).toBe(true);
+    expect(nameHolder(obj({ kind: 'WorkflowRun', name: 'release', uid: 'u-2' }), owner, L)).not.toBe('ours');
+  });
+
+  it('is a previous run of this name while it is deleted or names our name with another uid', () => {
+    expect(
+      nameHolder(obj({ kind: 'WorkflowRun', name: 'release', uid: 'u-1' }, { [L]: 'u-1' }), owner, L),
+    ).toBe('previous');
+    expect(nameHolder(obj(undefined, {}, '2026-12-01T00:00:00Z'), owner, L)).toBe('previous');
+  });
+
+  it('is another owner otherwise', () => {
+    expect(nameHolder(obj(undefined), owner, L)).toBe('other');
+    expect(nameHolder(obj({ kind: 'WorkflowRun', name: 'other', uid: 'u-9' }), owner, L)).toBe('other');
+    expect(nameHolder(obj({ kind: 'Promise', name: 'release', uid: 'u-9' }), owner, L)).toBe('other');
   });
 });

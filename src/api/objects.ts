@@ -30,6 +30,36 @@ export function controlledBy(
   return uid !== '' && (o.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid);
 }
 
+type Owned = {
+  metadata: {
+    labels?: Record<string, string>;
+    deletionTimestamp?: string | Date;
+    ownerReferences?: { uid?: string; controller?: boolean; kind?: string; name?: string }[];
+  };
+};
+
+/** Made by the controller for the owner of this uid: its controller reference and its uid label. */
+export function madeFor(o: Owned, uid: string, label: string): boolean {
+  return controlledBy(o, uid) && o.metadata.labels?.[label] === uid;
+}
+
+/**
+ * Who holds an object found under a deterministic name: this owner (`ours`); a previous owner of
+ * the same kind and name, deleted or being deleted (`previous`: the garbage collector will remove
+ * it, which is waited for; a forged reference to an owner that does not exist goes the same way);
+ * or someone else (`other`).
+ */
+export function nameHolder(
+  o: Owned,
+  owner: { kind: string; name: string; uid: string },
+  label: string,
+): 'ours' | 'previous' | 'other' {
+  if (madeFor(o, owner.uid, label)) return 'ours';
+  const ref = o.metadata.ownerReferences?.find((r) => r.controller === true);
+  if (o.metadata.deletionTimestamp) return 'previous';
+  return ref?.kind === owner.kind && ref.name === owner.name && ref.uid !== owner.uid ? 'previous' : 'other';
+}
+
 /**
  * A condition as it stands now, in the Kubernetes convention (meta.SetStatusCondition):
  * lastTransitionTime moves only when the status does, so a status write that changes nothing else

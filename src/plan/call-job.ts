@@ -10,6 +10,7 @@ import { childWorkflowRunName } from '../names.js';
 import { withValueErrors } from '../render/inputs.js';
 import { materialize, resolveInputs } from '../render/materialize.js';
 import { buildChild } from './build-objects.js';
+import { PREVIOUS_RETRY_MS } from './inline-job.js';
 import { runOutputs } from './run-outputs.js';
 import type { CallJobCtx, Observed } from './run-plan.js';
 
@@ -29,7 +30,15 @@ export function callJob(
   if (j.blocked) return { phase: 'Skipped', message: `needs job "${j.blocked}", which did not succeed` };
   if (!j.ready) return { phase: 'Pending' };
 
-  if (o.takenByOther?.('WorkflowRun', childName))
+  const taken = o.takenByOther?.('WorkflowRun', childName);
+  if (taken === 'previous') {
+    j.timers.push(PREVIOUS_RETRY_MS);
+    return {
+      phase: 'Pending',
+      message: `waiting for WorkflowRun "${childName}" of a deleted run of this name to go`,
+    };
+  }
+  if (taken)
     return { phase: 'Failed', message: `WorkflowRun "${childName}" exists and belongs to another owner` };
   // Runnable: read the Workflow now (late binding) and check its graph with the shared text.
   const uses = job.uses as string;

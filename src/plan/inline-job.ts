@@ -47,6 +47,9 @@ interface InlineFacts {
 
 const RUN_FAILED = new Set(['Failed', 'Timeout']);
 
+/** How soon a name still held by a deleted run's object is looked at again. */
+export const PREVIOUS_RETRY_MS = 2000;
+
 function inlineFacts(
   o: Observed,
   jobName: string,
@@ -133,6 +136,8 @@ export function inlineJob(
   }
   if (f.next !== undefined && f.failedBefore) return { ...st, phase: 'Failed', message: before.message };
   const failure = f.next !== undefined ? startStep(o, jobName, job, ctx, f, f.next, j) : undefined;
+  if (typeof failure === 'object')
+    return { ...st, phase: f.started ? 'Running' : 'Pending', message: failure.waiting };
   if (failure) return { ...st, phase: 'Failed', message: failure };
   return running(o, st, f, j);
 }
@@ -200,7 +205,7 @@ function succeeded(job: JobSpec, ctx: Contexts): JobStatus {
   }
 }
 
-/** Plans the next step's Run; returns why the job fails instead, if it does. */
+/** Plans the next step's Run; returns why the job fails instead, if it does, or why it waits. */
 function startStep(
   o: Observed,
   jobName: string,
@@ -209,9 +214,15 @@ function startStep(
   f: InlineFacts,
   next: number,
   j: InlineJobCtx,
-): string | undefined {
+): string | { waiting: string } | undefined {
   const s = f.steps[next] as StepFact;
-  if (o.takenByOther?.('Run', s.name)) return `Run "${s.name}" exists and belongs to another owner`;
+  const taken = o.takenByOther?.('Run', s.name);
+  if (taken === 'previous') {
+    // The Run of a deleted run of this name, which the garbage collector is about to remove.
+    j.timers.push(PREVIOUS_RETRY_MS);
+    return { waiting: `waiting for Run "${s.name}" of a deleted run of this name to go` };
+  }
+  if (taken) return `Run "${s.name}" exists and belongs to another owner`;
   try {
     const c = withSteps(ctx, f.steps, next);
     const script = s.step.run === undefined ? undefined : renderScript(s.step.run, c);

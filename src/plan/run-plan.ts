@@ -23,9 +23,11 @@ export interface Observed {
   workflow: (name: string) => Workflow | undefined;
   /**
    * Whether a WorkflowRun or Run of this name exists in the namespace without being this run's: a
-   * deterministic name taken by another owner fails the job instead of being retried for ever.
+   * deterministic name taken by another owner fails the job instead of being retried for ever; one
+   * left by a previous run of this name (deleted, its objects awaiting the garbage collector) is
+   * waited for.
    */
-  takenByOther?: (kind: 'WorkflowRun' | 'Run', name: string) => boolean;
+  takenByOther?: (kind: 'WorkflowRun' | 'Run', name: string) => 'previous' | 'other' | undefined;
   /**
    * Until when (ms since the epoch) a live runtimed serves a runtime in this run's namespace, or
    * undefined when none does. Without it, every runtime counts as served.
@@ -88,6 +90,7 @@ export interface InlineJobCtx extends JobCtx {
 export interface CallJobCtx extends JobCtx {
   childrenByName: Map<string, WorkflowRun>;
   missing: Set<string>;
+  timers: number[];
 }
 
 /**

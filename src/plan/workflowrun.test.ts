@@ -464,11 +464,41 @@ describe('planWorkflowRun', () => {
     });
   });
 
+  it('waits while a deterministic name is held by a deleted run of the same name, then goes on', () => {
+    const run = wfr({ a: inline('true'), c: { uses: 'w' } });
+    const o = observed(run, {
+      takenByOther: () => 'previous',
+      workflow: () =>
+        ({ metadata: { name: 'w' }, spec: { jobs: { x: inline('x') } } }) as unknown as Workflow,
+    });
+    const waiting = planWorkflowRun(o);
+    expect(waiting.actions).toEqual([]);
+    expect(waiting.requeueAfter).toBe(2000);
+    expect(waiting.status.jobs).toMatchObject({
+      a: {
+        phase: 'Pending',
+        message: 'waiting for Run "release-a-main" of a deleted run of this name to go',
+      },
+      c: {
+        phase: 'Pending',
+        message: 'waiting for WorkflowRun "release-call-c" of a deleted run of this name to go',
+      },
+    });
+    expect(waiting.status.phase).toBe('Pending');
+    // Once the garbage collector removed them, the run's own are made.
+    const gone = planWorkflowRun({
+      ...o,
+      run: { ...run, status: waiting.status },
+      takenByOther: () => undefined,
+    });
+    expect(gone.actions.map((a) => a.type).sort()).toEqual(['createChild', 'createRun']);
+  });
+
   it('fails a job whose deterministic name is taken by another owner, instead of retrying', () => {
     const run = wfr({ a: inline('true'), c: { uses: 'w' } });
     const plan = planWorkflowRun(
       observed(run, {
-        takenByOther: () => true,
+        takenByOther: () => 'other',
         workflow: () =>
           ({ metadata: { name: 'w' }, spec: { jobs: { x: inline('x') } } }) as unknown as Workflow,
       }),

@@ -143,7 +143,7 @@ function planJobs(
     const j = { blocked, ready, cancel, actions };
     const st: JobStatus =
       job.uses !== undefined
-        ? callJob(o, jobName, job, before, ctx, { ...j, childrenByName, missing })
+        ? callJob(o, jobName, job, before, ctx, { ...j, childrenByName, missing, timers })
         : inlineJob(o, jobName, job, before, ctx, { ...j, runsByName, timers, statuses });
     if (st.phase && st.phase !== 'Pending' && !st.startedAt) st.startedAt = before.startedAt ?? now;
     if (jobEnded(st.phase) && !st.finishedAt) st.finishedAt = before.finishedAt ?? now;

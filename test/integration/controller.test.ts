@@ -160,6 +160,40 @@ describe('cycles and failures', () => {
     expect(run.status?.jobs?.a?.message).toBe('Run "squat-a-main" exists and belongs to another owner');
   });
 
+  it("waits for the Runs of a deleted run of the same name to go, then runs: they are not another owner's", async () => {
+    const wfr = {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name: 'again' },
+      spec: { jobs: { a: inline('true') } },
+    };
+    apply(c, wfr);
+    const first = await workflowRunInPhase(c, 'again', ['Succeeded']);
+    // The old Run is held (a finalizer) past its run's deletion, as a slow garbage collector would.
+    const hold = ['patch', 'run', 'again-a-main', '-n', c.namespace, '--type=merge'];
+    expect(kubectl([...hold, '-p', '{"metadata":{"finalizers":["kruntimes.io/test-hold"]}}']).status).toBe(0);
+    expect(kubectl(['delete', 'wfr', 'again', '-n', c.namespace, '--wait=false']).status).toBe(0);
+    await eventually(
+      async () => (await getWorkflowRun(c, 'again').catch(() => undefined)) === undefined,
+      30_000,
+      'the first run to be gone',
+    );
+    apply(c, wfr);
+    await eventually(
+      async () =>
+        (await getWorkflowRun(c, 'again')).status?.jobs?.a?.message ===
+        'waiting for Run "again-a-main" of a deleted run of this name to go',
+      30_000,
+      'the new run to wait for the old Run',
+    );
+    const second = await getWorkflowRun(c, 'again');
+    expect(second.metadata.uid).not.toBe(first.metadata.uid);
+    expect(second.status?.jobs?.a?.phase).toBe('Pending');
+    expect(kubectl([...hold, '-p', '{"metadata":{"finalizers":null}}']).status).toBe(0);
+    const done = await workflowRunInPhase(c, 'again', ['Succeeded', 'Failed']);
+    expect([done.metadata.uid, done.status?.phase]).toEqual([second.metadata.uid, 'Succeeded']);
+  });
+
   it('fails a job whose step exits 3 and skips its dependents', async () => {
     apply(c, {
       apiVersion: 'kruntimes.io/v1alpha1',
