@@ -110,6 +110,14 @@ export class Agent {
       inf.on('delete', (r) => {
         state.firstSeen.delete(key(r));
         state.lastChange.delete(key(r));
+        // A Run deleted while its step runs (its WorkflowRun went): the step stops now, not at the
+        // next heartbeat's 404, and nothing is reported.
+        const a = state.active.get(key(r));
+        if (a && !a.ending && a.run.metadata.uid === r.metadata.uid) {
+          log.info({ run: key(r) }, 'the Run was deleted; stopping its step');
+          a.lost = true;
+          a.exec.stop('cancel');
+        }
         // Its logs go with it; a Run still running here keeps them until it ends.
         if (!state.active.has(key(r)))
           void this.logs

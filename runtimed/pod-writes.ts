@@ -1,6 +1,6 @@
 // The step Pod's two writes, each riding out what passes: a busy API server (429, 5xx, a Pod
-// webhook timing out) and, for the create, a full ResourceQuota, up to --pod-stuck-seconds; only a
-// refusal that would repeat fails the step at once.
+// webhook timing out) up to --pod-stuck-seconds and, for the create, a full ResourceQuota for as
+// long as it is full; only a refusal that would repeat fails the step at once.
 import type * as k8s from '@kubernetes/client-node';
 import { HttpError, rawJson } from '../src/kube/raw.js';
 import { isQuotaExceeded, isTransient, retryTransient } from '../src/kube/retry.js';
@@ -21,19 +21,30 @@ export async function createStepPod(
     waiting: (why: string) => void;
   },
 ): Promise<unknown> {
-  return retryTransient(() => rawJson(kc, 'POST', podPath(ns), body), {
-    deadlineMs: o.stuckMs,
-    minDelayMs: 1000,
-    // Often enough that a quota freed is used within seconds; one request per step each time.
-    maxDelayMs: 5000,
-    retryable: (e) => isTransient(e) || isQuotaExceeded(e),
-    abandoned: o.abandoned,
-    onRetry: (e, delayMs) => {
-      const kind = isQuotaExceeded(e) ? 'QuotaExceeded' : 'APIServerBusy';
-      o.waiting(`${kind}: waiting to create the step Pod: ${statusMessage(e)}`);
-      log.info({ namespace: ns, err: statusMessage(e), delayMs }, 'step Pod not created yet; trying again');
-    },
-  });
+  // A full quota is waited for as long as it lasts, as a Job's Pods wait for it (the Run says so,
+  // and can be cancelled); a busy API server only up to the bound.
+  for (;;) {
+    try {
+      return await retryTransient(() => rawJson(kc, 'POST', podPath(ns), body), {
+        deadlineMs: o.stuckMs,
+        minDelayMs: 1000,
+        // Often enough that a quota freed is used within seconds; one request per step each time.
+        maxDelayMs: 5000,
+        retryable: (e) => isTransient(e) || isQuotaExceeded(e),
+        abandoned: o.abandoned,
+        onRetry: (e, delayMs) => {
+          const kind = isQuotaExceeded(e) ? 'QuotaExceeded' : 'APIServerBusy';
+          o.waiting(`${kind}: waiting to create the step Pod: ${statusMessage(e)}`);
+          log.info(
+            { namespace: ns, err: statusMessage(e), delayMs },
+            'step Pod not created yet; trying again',
+          );
+        },
+      });
+    } catch (e) {
+      if (!isQuotaExceeded(e) || o.abandoned()) throw e;
+    }
+  }
 }
 
 /**

@@ -216,6 +216,26 @@ describe('crashed agents', () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('a Run deleted while its step runs stops the step at once, long before its next heartbeat', async () => {
+    const m = marker();
+    // Heartbeats 30 s apart: the 404 of the next one would stop the step only then.
+    const agent = await startAgent({
+      identity: 'deleted-run',
+      runtime: 'e2e-deleted',
+      dataDir: mkdtempSync(join(tmpdir(), 'krt-deleted-')),
+      namespace: c.namespace,
+      heartbeatSeconds: 30,
+      staleSeconds: 60,
+    });
+    agents.push(agent);
+    await createRun(c, 'deleted', { runtime: 'e2e-deleted', script: `sleep ${m}` });
+    await runInPhase(c, 'deleted', ['Running']);
+    await eventually(async () => processesWith(`sleep ${m}`).length === 1, 5000, 'the step to sleep');
+    await c.admin.custom.deleteNamespacedCustomObject({ ...crd('runs', c.namespace), name: 'deleted' });
+    await eventually(async () => processesWith(`sleep ${m}`).length === 0, 10_000, 'the step to be stopped');
+    expect(agent.output()).toContain('the Run was deleted; stopping its step');
+  });
+
   it('graceful shutdown: stops claiming, lets a running step finish, releases what outlives the deadline', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'krt-e2e-drain-'));
     const agent = await startAgent({
