@@ -13,7 +13,7 @@ import type {
 import { GROUP, VERSION } from '../src/api/crds.js';
 import { statusMessage } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
-import { isDeterministicRefusal } from '../src/kube/retry.js';
+import { isDeterministicRefusal, isNamespaceGone, isNamespaceTerminating } from '../src/kube/retry.js';
 import { FINALIZER_DELETE_WORKFLOW, FINALIZER_WORKS_CLEANUP } from '../src/labels.js';
 import {
   hasPromiseWorkflows,
@@ -69,7 +69,8 @@ export async function reconcilePromiseWorkflow(
   const observed = observedFor(uid, deps);
   if (!hasPromiseWorkflows(promise) && ours.length === 0 && observed.works.length === 0) return undefined;
   const refused: Record<string, string> = {};
-  const plan = () => planPromiseWorkflow({ promise, ...observed, refused, now });
+  let namespaceTerminating = false;
+  const plan = () => planPromiseWorkflow({ promise, ...observed, refused, namespaceTerminating, now });
   const actionDeps: ActionDeps = { ...deps, api: PROMISES, promise: () => promiseWorkflowPromise(promise) };
   let target = promiseAsResource(promise);
   let planned = plan();
@@ -85,6 +86,13 @@ export async function reconcilePromiseWorkflow(
         target = (await applyResourceAction(action, target, actionDeps)) ?? target;
         patched ||= action.type === 'setLabels' || action.type === 'setFinalizers';
       } catch (e) {
+        // Its workflow namespace is being deleted, or is gone: no pipeline can run there any more
+        // (the delete pipeline is skipped, with an Event), rather than retried for ever.
+        const gone = isNamespaceTerminating(e) || isNamespaceGone(e);
+        if (action.type === 'createRun' && promise.metadata.deletionTimestamp && gone) {
+          namespaceTerminating = replan = true;
+          break;
+        }
         if (action.type !== 'createRun' || !(e instanceof NameTaken || isDeterministicRefusal(e))) throw e;
         refused[action.pipeline] =
           e instanceof NameTaken

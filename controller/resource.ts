@@ -10,7 +10,7 @@ import type { KubeAccess } from '../src/kube/access.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { serverSideApply } from '../src/kube/raw.js';
-import { isDeterministicRefusal, isNamespaceTerminating } from '../src/kube/retry.js';
+import { isDeterministicRefusal, isNamespaceGone, isNamespaceTerminating } from '../src/kube/retry.js';
 import { LABEL_RESOURCE_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { planResourceWorkflow, type ResourceAction, type ResourceObserved } from '../src/plan/resource.js';
 import { planResourceDeletion } from '../src/plan/resource-delete.js';
@@ -70,7 +70,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
       if (action.type === 'setLabels' || action.type === 'setFinalizers') return 'fatal';
       if (action.type !== 'createRun') return 'transient';
       if (e instanceof NameTaken) refused[action.pipeline] = e.message;
-      else if (isNamespaceTerminating(e)) namespaceTerminating = true;
+      else if (isNamespaceTerminating(e) || isNamespaceGone(e)) namespaceTerminating = true;
       else if (isDeterministicRefusal(e))
         refused[action.pipeline] =
           `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;

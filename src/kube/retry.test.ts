@@ -2,6 +2,7 @@ import { ApiException } from '@kubernetes/client-node';
 import {
   isAuthorizationDenial,
   isDeterministicRefusal,
+  isNamespaceGone,
   isNamespaceTerminating,
   isQuotaExceeded,
   isTransient,
@@ -144,6 +145,15 @@ describe('isDeterministicRefusal', () => {
     );
     expect(isNamespaceTerminating(terminating)).toBe(true);
     expect(isDeterministicRefusal(terminating)).toBe(false);
+  });
+  it('tells a namespace being deleted or gone from the Status details, not its words alone', () => {
+    const body = (code: number, details: object) =>
+      new ApiException(code, 'x', JSON.stringify({ kind: 'Status', code, message: 'm', details }), {});
+    expect(isNamespaceTerminating(body(403, { causes: [{ type: 'NamespaceTerminating' }] }))).toBe(true);
+    expect(isNamespaceTerminating(body(403, { causes: [{ type: 'FieldValueInvalid' }] }))).toBe(false);
+    expect(isNamespaceGone(body(404, { kind: 'namespaces', name: 'gone' }))).toBe(true);
+    expect(isNamespaceGone(body(404, { kind: 'workflowruns', name: 'x' }))).toBe(false);
+    expect(isNamespaceGone(api(404))).toBe(false);
   });
   it('is false for an authorization denial: an API server just started answers so until its RBAC caches fill', () => {
     const rbac = status(

@@ -29,9 +29,33 @@ export function isQuotaExceeded(e: unknown): boolean {
   return statusCode(e) === 403 && /\bexceeded quota\b/.test(statusMessage(e));
 }
 
+/** The `details` of a Kubernetes Status answer: what it is about, and why. */
+export function statusDetails(
+  e: unknown,
+): { kind?: string; name?: string; causes?: { type?: string }[] } | undefined {
+  const body = (e as { body?: unknown } | undefined)?.body;
+  try {
+    const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { details?: object } | undefined;
+    return parsed && typeof parsed === 'object' ? parsed.details : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A namespace that is being deleted refuses new objects with 403: nothing to create any more. */
 export function isNamespaceTerminating(e: unknown): boolean {
-  return statusCode(e) === 403 && /because it is being terminated/.test(statusMessage(e));
+  if (statusCode(e) !== 403) return false;
+  // The API server names the cause (NamespaceTerminating); older ones only say it in the message.
+  const causes = statusDetails(e)?.causes ?? [];
+  return (
+    causes.some((c) => c.type === 'NamespaceTerminating') ||
+    /because it is being terminated/.test(statusMessage(e))
+  );
+}
+
+/** A create in a namespace that no longer exists: 404 about the namespace, not the object. */
+export function isNamespaceGone(e: unknown): boolean {
+  return statusCode(e) === 404 && statusDetails(e)?.kind === 'namespaces';
 }
 
 /**

@@ -160,3 +160,38 @@ it("runs the Promise's delete workflow after its resources are gone, then remove
   expect(j.lines()).toEqual(['uninstall delete']);
   expect(await configMapNames()).not.toContain(`${api.plural}-kept`);
 });
+
+it('skips its delete workflow when its workflow namespace is gone, with an Event, and goes', async () => {
+  const api = newApi();
+  const elsewhere = `${c.namespace}-gone`;
+  expect(kubectl(['create', 'namespace', elsewhere]).status).toBe(0);
+  const p = promiseFor(api, [pipeline('a', 'true')], {
+    workflowNamespace: elsewhere,
+    workflows: {
+      promise: { delete: [pipeline('uninstall', 'true')] },
+      resource: { configure: [pipeline('a', 'true')] },
+    },
+  });
+  await applyAndAwait(
+    p,
+    (x) => conditionOf(x, 'Available')?.status === 'True',
+    'the Promise to be Available',
+  );
+  expect(kubectl(['delete', 'namespace', elsewhere, '--wait=true', '--timeout=60s']).status).toBe(0);
+  expect(kubectl(['delete', 'promise', api.promise, '--wait=false']).status).toBe(0);
+  await eventually(
+    async () => kubectl(['get', 'promise', api.promise]).status !== 0,
+    60_000,
+    () => `the Promise to be gone (status: ${JSON.stringify(getPromise(api.promise).status)})`,
+  );
+  const events = kubectl([
+    'get',
+    'events',
+    '-A',
+    '--field-selector',
+    `involvedObject.kind=Promise,involvedObject.name=${api.promise},reason=DeleteWorkflowSkipped`,
+    '-o',
+    'jsonpath={.items[*].message}',
+  ]).stdout;
+  expect(events).toContain('the delete pipeline cannot run');
+});
