@@ -92,23 +92,8 @@ export function podOutcome(pod: PodLike, now: number, stuckMs: number): PodOutco
       reason: 'StartError',
       message: `preparing the step's files failed (exit ${prep.exitCode ?? '?'})${prep.message ? `: ${prep.message.trim()}` : ''}`,
     };
-  for (const name of [PREPARE_CONTAINER, STEP_CONTAINER, REPORT_CONTAINER]) {
-    const w = statusOf(pod, name)?.state?.waiting;
-    if (!w?.reason) continue;
-    const detail = w.message ? `: ${w.message}` : '';
-    if (NOW_FATAL.has(w.reason) || (PULL.has(w.reason) && stuck))
-      return {
-        state: 'failed',
-        reason: PULL.has(w.reason) ? 'ImagePullBackOff' : w.reason,
-        message: `image "${imageOf(pod, name)}" of container ${name} cannot be pulled${detail}`,
-      };
-    if (w.reason === 'CreateContainerConfigError' && stuck)
-      return {
-        state: 'failed',
-        reason: 'CreateContainerConfigError',
-        message: `container ${name} cannot be created${detail}`,
-      };
-  }
+  const waiting = waitingFailure(pod, stuck);
+  if (waiting) return waiting;
   const scheduled = s.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable' && stuck)
     return {
@@ -138,6 +123,28 @@ export function podOutcome(pod: PodLike, now: number, stuckMs: number): PodOutco
       message: `the step Pod did not start its step within ${Math.round(stuckMs / 1000)}s`,
     };
   return { state: 'pending' };
+}
+
+/** A container that waits for what will not come: an image that cannot be pulled, a missing Secret. */
+function waitingFailure(pod: PodLike, stuck: boolean): Extract<PodOutcome, { state: 'failed' }> | undefined {
+  for (const name of [PREPARE_CONTAINER, STEP_CONTAINER, REPORT_CONTAINER]) {
+    const w = statusOf(pod, name)?.state?.waiting;
+    if (!w?.reason) continue;
+    const detail = w.message ? `: ${w.message}` : '';
+    if (NOW_FATAL.has(w.reason) || (PULL.has(w.reason) && stuck))
+      return {
+        state: 'failed',
+        reason: PULL.has(w.reason) ? 'ImagePullBackOff' : w.reason,
+        message: `image "${imageOf(pod, name)}" of container ${name} cannot be pulled${detail}`,
+      };
+    if (w.reason === 'CreateContainerConfigError' && stuck)
+      return {
+        state: 'failed',
+        reason: 'CreateContainerConfigError',
+        message: `container ${name} cannot be created${detail}`,
+      };
+  }
+  return undefined;
 }
 
 /** The reason of a step Pod that never started its step, for a cause no rule above names. */

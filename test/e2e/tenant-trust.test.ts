@@ -353,4 +353,64 @@ describe("a run's steps reach only the Secrets its creator may read", () => {
       'metadata.annotations[kruntimes.io/created-by]: recorded at creation by admission: it may not change',
     );
   });
+
+  it('a service account the creator may not impersonate is refused with the reason; one it may is used', async () => {
+    for (const args of [
+      ['create', 'serviceaccount', 'deployer'],
+      ['create', 'serviceaccount', 'lent'],
+      [
+        'create',
+        'role',
+        'use-lent',
+        '--verb=impersonate',
+        '--resource=serviceaccounts',
+        '--resource-name=lent',
+      ],
+      ['create', 'rolebinding', 'use-lent', '--role=use-lent', '--user=kruntimes-user'],
+    ])
+      expect(kubectl([...args, '-n', c.namespace]).status).toBe(0);
+    // A container job: the local agent serves no such runtime, so a Run let through waits (NoAgent).
+    const run = (name: string, account: string) => ({
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name },
+      spec: {
+        jobs: {
+          main: {
+            'runs-on': 'kubernetes',
+            serviceAccountName: account,
+            steps: [{ name: 'use', image: 'busybox:1', run: 'true' }],
+          },
+        },
+      },
+    });
+    const status = async (name: string) =>
+      (
+        (await c.admin.custom.getNamespacedCustomObject({
+          ...crd('workflowruns', c.namespace),
+          name,
+        })) as WorkflowRun
+      ).status;
+    expect(asTenant(['create', '-f', '-'], JSON.stringify(run('as-deployer', 'deployer'))).status).toBe(0);
+    await eventually(
+      async () => (await status('as-deployer'))?.phase === 'Failed',
+      60_000,
+      'as-deployer to fail',
+    );
+    expect((await status('as-deployer'))?.jobs?.main?.message).toContain(
+      `the run's creator, user "kruntimes-user", may not impersonate ServiceAccount "deployer" in namespace "${c.namespace}" (the step's serviceAccountName)`,
+    );
+    await eventually(
+      async () => asTenant(['auth', 'can-i', 'impersonate', 'serviceaccount/lent']).stdout.trim() === 'yes',
+      10_000,
+      'the grant',
+    );
+    expect(asTenant(['create', '-f', '-'], JSON.stringify(run('as-lent', 'lent'))).status).toBe(0);
+    await eventually(
+      async () => kubectl(['get', 'run', 'as-lent-main-use', '-n', c.namespace]).status === 0,
+      60_000,
+      'the Run of as-lent to be created',
+    );
+    expect((await status('as-lent'))?.phase).not.toBe('Failed');
+  });
 });
