@@ -106,7 +106,7 @@ export async function reconcilePromiseWorkflow(
     planned = plan();
   }
   return {
-    ...promiseWorkflowStatus(planned.status),
+    ...promiseWorkflowStatus(planned.status, promise),
     holding: Boolean(promise.metadata.deletionTimestamp) && ours.length > 0,
     patched,
     ...(planned.requeueAfter !== undefined ? { requeueAfter: planned.requeueAfter } : {}),

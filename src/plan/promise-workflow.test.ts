@@ -67,6 +67,18 @@ describe("the Promise's own workflows", () => {
     expect(hasPromiseWorkflows(none)).toBe(false);
   });
 
+  it('with a delete workflow and no configure pipelines, has nothing to wait for before it serves', () => {
+    const p = promise();
+    p.spec.workflows = {
+      promise: { delete: [pipeline('uninstall')] },
+      resource: { configure: [pipeline('a')] },
+    };
+    const plan = planPromiseWorkflow(observe({ promise: p }));
+    expect(creates(plan.actions)).toEqual([]);
+    expect(promiseWorkflowStatus(plan.status, p).succeeded).toBe(true);
+    expect(promiseWorkflowStatus(plan.status, promise()).succeeded).toBe(false);
+  });
+
   it('configure runs the Promise pipelines, not the resource ones, in the workflowNamespace, on the Promise', () => {
     const plan = planPromiseWorkflow(observe());
     const [c, ...rest] = creates(plan.actions);

@@ -61,8 +61,14 @@ export function planPromiseWorkflow(o: PromiseObserved): ResourcePlan {
   return (o.promise.metadata.deletionTimestamp ? planResourceDeletion : planResourceWorkflow)(observed);
 }
 
-/** What the plan's status gives the Promise's: its workflows' record and their conditions. */
-export function promiseWorkflowStatus(status: ResourceStatus): {
+/**
+ * What the plan's status gives the Promise's: its workflows' record and their conditions. A Promise
+ * with a delete workflow and no configure pipelines has nothing to wait for before it serves.
+ */
+export function promiseWorkflowStatus(
+  status: ResourceStatus,
+  promise?: PromiseObject,
+): {
   kruntimes?: ResourceStatus['kruntimes'];
   conditions: Condition[];
   message?: string;
@@ -73,6 +79,8 @@ export function promiseWorkflowStatus(status: ResourceStatus): {
     ...(status.kruntimes ? { kruntimes: status.kruntimes } : {}),
     conditions,
     ...(status.message ? { message: status.message } : {}),
-    succeeded: status.kruntimes?.workflows?.phase === 'Succeeded',
+    succeeded:
+      status.kruntimes?.workflows?.phase === 'Succeeded' ||
+      (promise !== undefined && (promise.spec.workflows?.promise?.configure ?? []).length === 0),
   };
 }

@@ -194,4 +194,4 @@ it('skips its delete workflow when its workflow namespace is gone, with an Event
     'jsonpath={.items[*].message}',
   ]).stdout;
   expect(events).toContain('the delete pipeline cannot run');
-});
+}, 150_000);

@@ -233,7 +233,11 @@ describe('crashed agents', () => {
     await eventually(async () => processesWith(`sleep ${m}`).length === 1, 5000, 'the step to sleep');
     await c.admin.custom.deleteNamespacedCustomObject({ ...crd('runs', c.namespace), name: 'deleted' });
     await eventually(async () => processesWith(`sleep ${m}`).length === 0, 10_000, 'the step to be stopped');
-    expect(agent.output()).toContain('the Run was deleted; stopping its step');
+    await eventually(
+      async () => agent.output().includes('the Run was deleted; stopping its step'),
+      5000,
+      () => `the agent to say why (it said: ${agent.output()})`,
+    );
   });
 
   it('graceful shutdown: stops claiming, lets a running step finish, releases what outlives the deadline', async () => {
