@@ -69,7 +69,7 @@ export class Agent {
     this.liveness = new Liveness(this.state, this.writes, this.informers, {
       heartbeatMs: opts.heartbeatMs,
       staleMs: opts.staleMs,
-      maxAttempts: opts.maxAttempts,
+      maxAttempts: (r) => this.maxAttemptsOf(r),
       graceMs: opts.graceMs,
       serves: (r) => this.serves(r) !== undefined,
     });
@@ -79,6 +79,14 @@ export class Agent {
   private executorOf(r: Run): Executor | undefined {
     const runtime = this.serves(r);
     return runtime && this.executors.get(runtime.executor);
+  }
+
+  /**
+   * The attempts a Run gets whose agent is lost. A step Pod outlives its agent and is adopted by
+   * the next claim, not run again: an agent lost then says nothing about the step.
+   */
+  private maxAttemptsOf(r: Run): number {
+    return this.executorOf(r)?.outlivesAgent ? Infinity : this.opts.maxAttempts;
   }
 
   /** A Run this agent runs now writes its log still. */
@@ -137,7 +145,7 @@ export class Agent {
         !state.active.has(key(r)) &&
         !state.reporting.has(key(r))
       )
-        await this.writes.lost(r, `agent ${this.opts.identity} restarted`, 'restart', this.opts.maxAttempts);
+        await this.writes.lost(r, `agent ${this.opts.identity} restarted`, 'restart', this.maxAttemptsOf(r));
     state.accepting = true;
     this.fill();
     this.timers.push(setInterval(() => void this.liveness.heartbeat(), this.opts.heartbeatMs));

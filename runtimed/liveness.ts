@@ -18,7 +18,8 @@ export class Liveness {
       staleMs: number;
       /** Between SIGTERM and SIGKILL of a stopped step. */
       graceMs: number;
-      maxAttempts: number;
+      /** Attempts a Run gets whose agent is lost each time (lostStatus). */
+      maxAttempts: (r: Run) => number;
       serves: (r: Run) => boolean;
     },
   ) {}
@@ -96,7 +97,7 @@ export class Liveness {
             r,
             `agent ${r.status?.assignedTo ?? '?'} sent no heartbeat for ${Math.round(this.opts.staleMs / 1000)}s`,
             'stale',
-            this.opts.maxAttempts,
+            this.opts.maxAttempts(r),
           );
       }
     }
