@@ -5,7 +5,8 @@
 // KRT_CHAOS_FAULTS=none runs the load alone, for comparison. Exits non-zero when a run is lost or wrong, a step ran twice or an object was duplicated.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WorkflowRun } from '../../src/api/types.js';
+import type { Run, WorkflowRun } from '../../src/api/types.js';
+import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { crd, statusCode, statusMessage } from '../../src/kube/rest.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
 import { rawJson } from '../../src/kube/raw.js';
@@ -33,6 +34,7 @@ import {
   requeuedOnRestart,
   table,
   type Effect,
+  whyStuck,
 } from './report.js';
 import { workflows, workload, type Expected } from './workload.js';
 
@@ -280,6 +282,7 @@ async function main() {
   // Counted with the verdict: a run that finished after the bound (while the objects were counted)
   // is still lost.
   let lost = 0;
+  const unfinished: string[] = [];
   let steps = 0;
   let runsExpected = 0;
   let childrenExpected = 0;
@@ -291,6 +294,7 @@ async function main() {
     const f = finished.get(name);
     if (!f) {
       lost++;
+      unfinished.push(name);
       continue;
     }
     const ok =
@@ -307,6 +311,8 @@ async function main() {
         log(`${name}: ${f.run.status?.phase} ${JSON.stringify(f.run.status?.jobs ?? {}).slice(0, 400)}`);
     }
   }
+  // Which runs did not finish, and what each was waiting for (the first 20).
+  for (const name of unfinished.slice(0, 20)) log(`stuck: ${await explainStuck(c, name)}`);
   const runObjects = await countObjects(c, 'runs');
   const wfrObjects = await countObjects(c, 'workflowruns');
   const duplicatedObjects =
@@ -339,6 +345,22 @@ async function main() {
   if (malformed) console.log(`(${malformed} side-effect lines could not be read)`);
   const bad = lost + failed + duplicates.length + duplicatedObjects + unvalidated + notCreated + malformed;
   process.exit(bad === 0 ? 0 : 1);
+}
+
+/** One unfinished run as the API server holds it now, with its Runs. */
+async function explainStuck(c: TestCluster, name: string): Promise<string> {
+  const run = (await c.admin.custom
+    .getNamespacedCustomObject({ ...crd('workflowruns', c.namespace), name })
+    .catch(() => undefined)) as WorkflowRun | undefined;
+  const steps = run
+    ? (
+        (await c.admin.custom.listNamespacedCustomObject({
+          ...crd('runs', c.namespace),
+          labelSelector: `${LABEL_WORKFLOWRUN_UID}=${run.metadata.uid ?? ''}`,
+        })) as { items: Run[] }
+      ).items
+    : [];
+  return whyStuck(run, name, steps, Date.now());
 }
 
 await main();

@@ -198,3 +198,41 @@ export class RequestCounter {
     return this.total;
   }
 }
+
+interface StuckRun {
+  metadata: { name?: string };
+  status?: {
+    phase?: string;
+    message?: string;
+    jobs?: Record<string, { phase?: string; message?: string } | undefined>;
+  };
+}
+interface StuckStep {
+  metadata: { name?: string };
+  status?: { phase?: string; assignedTo?: string; heartbeatTime?: string; reason?: string; message?: string };
+}
+
+/**
+ * Why a run did not finish, in one line: its phase, each job not done with what it says, and each
+ * of its Runs not ended with its holder and how old its last heartbeat is.
+ */
+export function whyStuck(run: StuckRun | undefined, name: string, steps: StuckStep[], now: number): string {
+  if (!run) return `${name}: gone (its WorkflowRun no longer exists)`;
+  const parts = [
+    `${name}: ${run.status?.phase ?? 'no status'}${run.status?.message ? ` (${run.status.message})` : ''}`,
+  ];
+  for (const [job, s] of Object.entries(run.status?.jobs ?? {}))
+    if (s && !['Succeeded', 'Skipped'].includes(s.phase ?? ''))
+      parts.push(`job ${job} ${s.phase ?? '?'}${s.message ? `: ${s.message}` : ''}`);
+  for (const r of steps) {
+    const s = r.status ?? {};
+    if (['Succeeded', 'Failed', 'Cancelled', 'Timeout'].includes(s.phase ?? '')) continue;
+    const beat = s.heartbeatTime
+      ? `, heartbeat ${Math.round((now - Date.parse(s.heartbeatTime)) / 1000)} s ago`
+      : '';
+    const holder = s.assignedTo ? ` on ${s.assignedTo}${beat}` : '';
+    const why = s.reason || s.message ? ` (${[s.reason, s.message].filter(Boolean).join(': ')})` : '';
+    parts.push(`Run ${r.metadata.name ?? '?'} ${s.phase ?? 'unclaimed'}${holder}${why}`);
+  }
+  return parts.join('; ');
+}

@@ -21,6 +21,7 @@ import {
   requeuedOnRestart,
   RequestCounter,
   table,
+  whyStuck,
 } from '../chaos/report.js';
 import { eventually, testCluster, type TestCluster } from '../harness/cluster.js';
 import { repoRoot } from '../harness/paths.js';
@@ -211,4 +212,34 @@ describe('the chaos table', () => {
     for (let i = 0; i < 5; i++) counter.sample();
     expect(counter.value).toBe(100 + 40 + 50);
   });
+});
+
+it('says of each run left unfinished what it waits for: its jobs, its Runs, their holder and last heartbeat', () => {
+  const now = Date.parse('2026-12-07T10:00:30Z');
+  const run = {
+    metadata: { name: 'load-7' },
+    status: {
+      phase: 'Running',
+      jobs: {
+        build: { phase: 'Succeeded' },
+        test: { phase: 'Running', message: 'step "main": NoAgent: no runtimed serves runtime "x"' },
+      },
+    },
+  };
+  const steps = [
+    { metadata: { name: 'load-7-build-main' }, status: { phase: 'Succeeded' } },
+    {
+      metadata: { name: 'load-7-test-main' },
+      status: { phase: 'Running', assignedTo: 'agent-b', heartbeatTime: '2026-12-07T10:00:00Z' },
+    },
+    {
+      metadata: { name: 'load-7-test-next' },
+      status: { phase: 'Pending', reason: 'NoAgent', message: 'none' },
+    },
+  ];
+  expect(whyStuck(run, 'load-7', steps, now)).toBe(
+    'load-7: Running; job test Running: step "main": NoAgent: no runtimed serves runtime "x"; ' +
+      'Run load-7-test-main Running on agent-b, heartbeat 30 s ago; Run load-7-test-next Pending (NoAgent: none)',
+  );
+  expect(whyStuck(undefined, 'load-8', [], now)).toBe('load-8: gone (its WorkflowRun no longer exists)');
 });
