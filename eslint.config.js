@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    // One-way dependencies (DESIGN.md §1): the pure core never imports a deployable or src/kube.
+    // One-way dependencies (docs/architecture.md): the pure core never imports a deployable or src/kube.
     files: ['src/**/*.ts'],
     ignores: ['src/kube/**'],
     rules: {
