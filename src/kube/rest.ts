@@ -96,17 +96,29 @@ function isApiException(e: unknown): e is { code: number; body: unknown } {
   return e instanceof Error && typeof (e as { code?: unknown }).code === 'number' && 'body' in e;
 }
 
+/** A failed API call's Kubernetes Status: its message, and its details (what it is about, and why). */
+export interface ApiStatus {
+  message?: unknown;
+  details?: { kind?: string; name?: string; causes?: { type?: string }[] };
+}
+
+/** The Status body of a failed API call, when it has one that is JSON. */
+export function apiStatus(e: unknown): ApiStatus | undefined {
+  if (!(isApiException(e) || e instanceof HttpError)) return undefined;
+  const body: unknown = e.body;
+  try {
+    const parsed: unknown = typeof body === 'string' ? JSON.parse(body) : body;
+    return parsed && typeof parsed === 'object' ? (parsed as ApiStatus) : undefined;
+  } catch {
+    return undefined; // not JSON
+  }
+}
+
 /** The message of a Kubernetes Status body from a failed API call, else the error's own message. */
 export function statusMessage(e: unknown): string {
   if (isApiException(e) || e instanceof HttpError) {
-    const body: unknown = e.body;
-    try {
-      const parsed = typeof body === 'string' ? JSON.parse(body) : body;
-      if (parsed && typeof parsed === 'object' && 'message' in parsed) return String(parsed.message);
-    } catch {
-      // not JSON: fall through to the raw body
-    }
-    return String(body);
+    const status = apiStatus(e);
+    return status && 'message' in status ? String(status.message) : String(e.body);
   }
   return e instanceof Error ? e.message : String(e);
 }

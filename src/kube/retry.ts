@@ -1,6 +1,6 @@
 // Retrying a write whose failure is the network's or the API server's (no answer, 429, 5xx), with
 // growing pauses until a deadline. Answers about the object itself (404, 409, 422) are final.
-import { statusCode, statusMessage } from './rest.js';
+import { apiStatus, statusCode, statusMessage } from './rest.js';
 
 export interface RetryOptions {
   deadlineMs: number;
@@ -29,24 +29,11 @@ export function isQuotaExceeded(e: unknown): boolean {
   return statusCode(e) === 403 && /\bexceeded quota\b/.test(statusMessage(e));
 }
 
-/** The `details` of a Kubernetes Status answer: what it is about, and why. */
-export function statusDetails(
-  e: unknown,
-): { kind?: string; name?: string; causes?: { type?: string }[] } | undefined {
-  const body = (e as { body?: unknown } | undefined)?.body;
-  try {
-    const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { details?: object } | undefined;
-    return parsed && typeof parsed === 'object' ? parsed.details : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A namespace that is being deleted refuses new objects with 403: nothing to create any more. */
 export function isNamespaceTerminating(e: unknown): boolean {
   if (statusCode(e) !== 403) return false;
   // The API server names the cause (NamespaceTerminating); older ones only say it in the message.
-  const causes = statusDetails(e)?.causes ?? [];
+  const causes = apiStatus(e)?.details?.causes ?? [];
   return (
     causes.some((c) => c.type === 'NamespaceTerminating') ||
     /because it is being terminated/.test(statusMessage(e))
@@ -55,7 +42,7 @@ export function isNamespaceTerminating(e: unknown): boolean {
 
 /** A create in a namespace that no longer exists: 404 about the namespace, not the object. */
 export function isNamespaceGone(e: unknown): boolean {
-  return statusCode(e) === 404 && statusDetails(e)?.kind === 'namespaces';
+  return statusCode(e) === 404 && apiStatus(e)?.details?.kind === 'namespaces';
 }
 
 /**

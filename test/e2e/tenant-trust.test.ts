@@ -13,6 +13,7 @@ import {
 import { pipelineRunName, promiseServiceAccount } from '../../src/names.js';
 import { eventually, type TestCluster } from '../harness/cluster.js';
 import { kubectl } from '../harness/kubectl.js';
+import { getWorkflowRun } from '../harness/objects.js';
 import { userKubeconfig } from '../harness/paths.js';
 import {
   applyPromise,
@@ -310,13 +311,7 @@ describe("a run's steps reach only the Secrets its creator may read", () => {
         },
       },
     });
-    const phase = async (name: string) =>
-      (
-        (await c.admin.custom.getNamespacedCustomObject({
-          ...crd('workflowruns', c.namespace),
-          name,
-        })) as WorkflowRun
-      ).status;
+    const phase = async (name: string) => (await getWorkflowRun(c, name)).status;
     expect(asTenant(['create', '-f', '-'], JSON.stringify(run('reads-withheld', 'withheld'))).status).toBe(0);
     let last: unknown;
     await eventually(
@@ -384,13 +379,7 @@ describe("a run's steps reach only the Secrets its creator may read", () => {
         },
       },
     });
-    const status = async (name: string) =>
-      (
-        (await c.admin.custom.getNamespacedCustomObject({
-          ...crd('workflowruns', c.namespace),
-          name,
-        })) as WorkflowRun
-      ).status;
+    const status = async (name: string) => (await getWorkflowRun(c, name)).status;
     expect(asTenant(['create', '-f', '-'], JSON.stringify(run('as-deployer', 'deployer'))).status).toBe(0);
     await eventually(
       async () => (await status('as-deployer'))?.phase === 'Failed',
