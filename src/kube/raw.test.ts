@@ -12,6 +12,9 @@ import { HttpError, rawJson } from './raw.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'krt-raw-'));
 let server: https.Server;
+const seen = new WeakMap<object, number>();
+let socketsSeen = 0;
+const sockets = (s: object) => seen.get(s) ?? (seen.set(s, ++socketsSeen), socketsSeen);
 let kc: KubeAccess;
 
 beforeAll(async () => {
@@ -53,6 +56,17 @@ beforeAll(async () => {
           res.writeHead(200, { 'content-type': 'text/html' });
           res.end('<html>proxy error</html>');
           return;
+        case '/echo': {
+          // What the server read of the request: its method, its body, and the connection it came on.
+          let body = '';
+          req.setEncoding('utf8');
+          req.on('data', (c: string) => (body += c));
+          req.on('end', () => {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ method: req.method, body, socket: sockets(req.socket) }));
+          });
+          return;
+        }
         case '/gone':
           res.writeHead(404);
           res.end('{"kind":"Status","code":404}');
@@ -94,6 +108,13 @@ describe('rawJson', () => {
     await expect(rawJson(kc, 'GET', '/html')).rejects.toThrow(
       'GET /html: the reply is not JSON: <html>proxy error</html>',
     );
+  });
+  it("sends a DELETE's body whole, so the next request on the same connection is read as sent", async () => {
+    const options = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: 'u-1' } };
+    const first = (await rawJson(kc, 'DELETE', '/echo', options)) as { body: string; socket: number };
+    expect(JSON.parse(first.body)).toEqual(options);
+    const next = (await rawJson(kc, 'GET', '/echo')) as { method: string; body: string; socket: number };
+    expect(next).toEqual({ method: 'GET', body: '', socket: first.socket });
   });
   it('rejects an error status with its code', async () => {
     await expect(rawJson(kc, 'GET', '/gone')).rejects.toBeInstanceOf(HttpError);

@@ -67,7 +67,15 @@ export async function rawJson(
     headers: { accept: 'application/json' },
   });
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  if (payload) opts.headers = { ...opts.headers, 'content-type': contentType };
+  // Content-Length always: Node sends a DELETE's body neither chunked nor with a length, so the API
+  // server never read DeleteOptions (preconditions, propagation) and took the body's bytes for the
+  // start of the connection's next request, which it answered with a bare 400.
+  if (payload)
+    opts.headers = {
+      ...opts.headers,
+      'content-type': contentType,
+      'content-length': Buffer.byteLength(payload),
+    };
   const what = `${method} ${path}`;
   return new Promise((resolve, reject) => {
     // One bound over the whole call: a server that answers the headers and then stalls or cuts the
