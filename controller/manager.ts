@@ -4,6 +4,8 @@
 //   workflowrun  for WorkflowRuns; owns Runs and child WorkflowRuns (and snapshot ControllerRevisions,
 //                not watched: controller/snapshots.ts);
 //                watches the agents' Leases (a Run that waits for an agent concerns its owner)
+//   teardown     for WorkflowRuns that went before they ended: deletes the Runs, child runs and
+//                snapshot they leave (controller/teardown.ts); watches Runs for a gone controller
 //   workflow     for Workflows; watches Workflows (readiness follows the Workflows a Workflow calls)
 //   promise      for Promises; owns their CRDs; starts and stops one resources/<promise> controller
 //                per Promise (for its API's resources; owns their pipeline WorkflowRuns and Works)
@@ -42,6 +44,7 @@ import { actingAs } from '../src/kube/access.js';
 import { promiseServiceAccount, serviceAccountUser } from '../src/names.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps } from './workflowrun.js';
 import { SnapshotSpecs } from './snapshots.js';
+import { teardownController } from './teardown.js';
 import { CreatorAccess } from './creator-access.js';
 
 export interface ManagerOptions {
@@ -145,6 +148,7 @@ export class Manager {
         resyncMs: WORKFLOWRUN_RESYNC_MS,
       }),
     );
+    await m.add(teardownController(deps));
     await m.add(
       defineController({
         name: 'workflow',

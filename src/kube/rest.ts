@@ -73,12 +73,18 @@ export class KubeClient {
     ) as Promise<T>;
   }
 
+  /**
+   * Deletes one object; with `uid`, only that object (a precondition: the API server answers 409
+   * when the name now holds another one, made again under the same name).
+   */
   async delete(
     o: ObjectCoordinates,
     propagationPolicy?: 'Background' | 'Foreground' | 'Orphan',
+    uid?: string,
   ): Promise<void> {
     const q = propagationPolicy ? `?propagationPolicy=${propagationPolicy}` : '';
-    await rawJson(this.access, 'DELETE', resourcePath(o) + q);
+    const body = uid ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } } : undefined;
+    await rawJson(this.access, 'DELETE', resourcePath(o) + q, body);
   }
 }
 

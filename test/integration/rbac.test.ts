@@ -52,7 +52,9 @@ describe('service accounts of config/rbac', () => {
     ['controller', 'patch', 'runs.kruntimes.io/status', 'no'],
     ['controller', 'update', 'runs.kruntimes.io/status', 'yes'],
     ['controller', 'delete', 'workflowruns.kruntimes.io', 'yes'],
-    ['controller', 'delete', 'runs.kruntimes.io', 'no'],
+    // The tree of a run deleted before it ended (controller/teardown.ts).
+    ['controller', 'delete', 'runs.kruntimes.io', 'yes'],
+    ['controller', 'delete', 'controllerrevisions.apps', 'yes'],
     ['controller', 'update', 'workflows.kruntimes.io', 'no'],
     ['controller', 'update', 'workflows.kruntimes.io/status', 'yes'],
     // A Run's Secrets and service account are checked for its WorkflowRun's creator.

@@ -103,6 +103,36 @@ describe('the controller runtime', () => {
     await c.stop();
   });
 
+  it('queues the keys `key` derives from its objects, none or several, at start and on every event', async () => {
+    const own = new StubSource<KubeObject>();
+    const seen: string[] = [];
+    const c = new Controller(
+      defineController({
+        name: 'derived',
+        for: own,
+        key: (o) =>
+          o.metadata?.name === 'quiet' ? [] : [`x/${o.metadata?.name}/1`, `x/${o.metadata?.name}/2`],
+        reconcile: async (key) => void seen.push(key),
+        workers: 1,
+      }),
+    );
+    c.watch();
+    own.items.push(obj('listed'), obj('quiet'));
+    c.start();
+    own.add(obj('added'));
+    own.emit('delete', obj('deleted'));
+    await settle();
+    expect(seen).toEqual([
+      'x/listed/1',
+      'x/listed/2',
+      'x/added/1',
+      'x/added/2',
+      'x/deleted/1',
+      'x/deleted/2',
+    ]);
+    await c.stop();
+  });
+
   it('queues every cached object again each resync, and keeps no timer the resync comes before', async () => {
     const source = new StubSource<KubeObject>();
     const runs: [string, number][] = [];

@@ -48,8 +48,13 @@ export interface OwnerReferenced extends KubeObject {
 
 export interface ControllerSpec<T extends KubeObject = KubeObject> {
   name: string;
-  /** The kind reconciled: each object's key is `namespace/name`. */
+  /** The kind reconciled: each object's key is `namespace/name`, unless `key` says otherwise. */
   for: Source<T>;
+  /**
+   * The keys an object of `for` queues (default: its own `namespace/name`), so a controller can
+   * reconcile something derived from it, such as the tree a deleted object leaves behind.
+   */
+  key?: (o: T) => string[];
   /**
    * Objects whose controller owner reference of this kind names the key (`Owns`); a cluster-scoped
    * owner's key has no namespace, whatever the namespace of what it owns.
@@ -131,7 +136,7 @@ export class Controller<T extends KubeObject = KubeObject> {
         source.off('delete', each);
       });
     };
-    hook(this.spec.for, (o) => [keyOf(o)]);
+    hook(this.spec.for, this.keys);
     for (const { source, kind, clusterScoped } of this.spec.owns ?? [])
       hook(source, (o) => ownerKeys(o, kind, clusterScoped));
     for (const { source, map, changed } of this.spec.watches ?? [])
@@ -150,8 +155,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     for (let i = 0; i < (this.spec.workers ?? 4); i++) this.workers.push(this.work());
   }
 
+  private readonly keys = (o: T): string[] => (this.spec.key ? this.spec.key(o) : [keyOf(o)]);
+
   private queueAll(): void {
-    for (const o of this.spec.for.list()) this.queue.add(keyOf(o));
+    for (const o of this.spec.for.list()) for (const k of this.keys(o)) this.queue.add(k);
   }
 
   /** Unhooks the handlers, stops taking keys and waits for reconciles in flight. */

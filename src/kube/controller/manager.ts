@@ -183,7 +183,7 @@ export class ControllerManager {
     await Promise.all(pending);
   }
 
-  private sharedOf(spec: ControllerSpec<KubeObject> | ControllerSpec<never>): Shared[] {
+  private sharedOf<T extends KubeObject>(spec: ControllerSpec<T>): Shared[] {
     const sources = new Set<Source<never>>([
       spec.for as Source<never>,
       ...(spec.owns ?? []).map((o) => o.source as Source<never>),
