@@ -1,8 +1,12 @@
 // `make chaos`: WorkflowRuns created at a steady rate while faults are injected into the local
 // environment, then every run is checked (finished, outputs, each step's side effect once, no
-// extra object) and one table is printed. Bounded: KRT_CHAOS_RUNS runs (2000) over
+// extra object) and one table is printed. Bounded: KRT_CHAOS_RUNS runs (1200) over
 // KRT_CHAOS_CREATE_SECONDS (720), then at most KRT_CHAOS_SETTLE_SECONDS (360) for the rest.
-// KRT_CHAOS_FAULTS=none runs the load alone, for comparison. Exits non-zero when a run is lost or wrong, a step ran twice or an object was duplicated.
+// Beside the local components run a second controller replica and a second agent (behind a relay
+// that cuts it off or slows it down), and a cancellation load: one run in 25 is cancelled while it
+// runs. Two streams of faults, over 100 in all. KRT_CHAOS_FAULTS=none runs the load alone, for
+// comparison. Exits non-zero when a run is lost or wrong, a cancelled run does not end, a step ran
+// twice at once or unexplained, or an object was duplicated.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Run, WorkflowRun } from '../../src/api/types.js';
@@ -10,6 +14,7 @@ import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { crd, statusCode, statusMessage } from '../../src/kube/rest.js';
 import { ResilientInformer } from '../../src/kube/informer.js';
 import { rawJson } from '../../src/kube/raw.js';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { controllerSees, webhookSees } from '../harness/caches.js';
 import { channel } from '../harness/channel.js';
 import { testCluster, type TestCluster } from '../harness/cluster.js';
@@ -18,8 +23,12 @@ import { apiCurl, pidOf } from '../harness/processes.js';
 import {
   admissionProbe,
   apiServerDown,
+  cutOffSecondAgent,
   etcdRestart,
   killComponent,
+  killSecondAgent,
+  killSecondController,
+  slowSecondAgent,
   webhookUnresponsive,
   type Fault,
   type FaultKind,
@@ -32,23 +41,43 @@ import {
   parseEffect,
   RequestCounter,
   requeuedOnRestart,
+  requeuedStale,
   table,
   type Effect,
   whyStuck,
 } from './report.js';
-import { workflows, workload, type Expected } from './workload.js';
+import { cancelled as cancelLoad, ofCancelLoad, workflows, workload, type Expected } from './workload.js';
+import { SecondAgent, SecondController } from './actors.js';
 
-const RUNS = Number(process.env.KRT_CHAOS_RUNS ?? 2000);
+const RUNS = Number(process.env.KRT_CHAOS_RUNS ?? 1200);
 const CREATE_SECONDS = Number(process.env.KRT_CHAOS_CREATE_SECONDS ?? 720);
 const SETTLE_SECONDS = Number(process.env.KRT_CHAOS_SETTLE_SECONDS ?? 360);
-const FAULTS: FaultKind[] = [
-  ...Array<FaultKind>(3).fill('controller SIGKILL'),
-  ...Array<FaultKind>(3).fill('runtimed SIGKILL'),
-  ...Array<FaultKind>(3).fill('webhook SIGKILL'),
-  ...Array<FaultKind>(2).fill('kube-apiserver down 5 s'),
-  'kube-apiserver down 60 s',
-  ...Array<FaultKind>(2).fill('etcd restart'),
-  ...Array<FaultKind>(2).fill('webhook unresponsive'),
+const CANCEL_EVERY = 25;
+const times = (n: number, kind: FaultKind): FaultKind[] => Array<FaultKind>(n).fill(kind);
+// Two streams, each one fault at a time: the shared components and the control plane, and the
+// second agent. Each with about how long its faults take together, to spread them over the load.
+const STREAMS: { faults: FaultKind[]; busySeconds: number }[] = [
+  {
+    faults: [
+      ...times(8, 'controller SIGKILL'),
+      ...times(8, 'controller B SIGKILL'),
+      ...times(8, 'runtimed SIGKILL'),
+      ...times(6, 'webhook SIGKILL'),
+      ...times(3, 'kube-apiserver down 5 s'),
+      'kube-apiserver down 60 s',
+      ...times(3, 'etcd restart'),
+      ...times(3, 'webhook unresponsive'),
+    ],
+    busySeconds: 300,
+  },
+  {
+    faults: [
+      ...times(20, 'agent B SIGKILL'),
+      ...times(20, 'agent B cut off 10 s'),
+      ...times(20, 'agent B slow 10 s'),
+    ],
+    busySeconds: 460,
+  },
 ];
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (msg: string) => process.stderr.write(`chaos ${new Date().toISOString().slice(11, 19)} ${msg}\n`);
@@ -83,6 +112,7 @@ function apiRequestsNow(): number | undefined {
   );
 }
 
+/** Objects of the main load (the cancellation load's make as many as their cancel allowed). */
 async function countObjects(c: TestCluster, plural: 'runs' | 'workflowruns'): Promise<number> {
   let n = 0;
   let cont = '';
@@ -91,8 +121,8 @@ async function countObjects(c: TestCluster, plural: 'runs' | 'workflowruns'): Pr
       c.admin.kc,
       'GET',
       `/apis/kruntimes.io/v1alpha1/namespaces/${c.namespace}/${plural}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
-    )) as { items: unknown[]; metadata: { continue?: string } };
-    n += page.items.length;
+    )) as { items: { metadata: { name: string } }[]; metadata: { continue?: string } };
+    n += page.items.filter((o) => !ofCancelLoad(o.metadata.name)).length;
     cont = page.metadata.continue ?? '';
   } while (cont);
   return n;
@@ -103,7 +133,9 @@ async function main() {
   const c = await testCluster('chaos');
   const ch = await channel();
   const effects = ch.journal();
-  log(`namespace ${c.namespace}: ${RUNS} runs over ${CREATE_SECONDS} s, ${FAULTS.length} faults`);
+  log(
+    `namespace ${c.namespace}: ${RUNS} runs over ${CREATE_SECONDS} s, ${STREAMS.reduce((n, x) => n + x.faults.length, 0)} faults in ${STREAMS.length} streams`,
+  );
   for (const w of workflows(c.namespace, effects.append))
     await c.admin.custom.createNamespacedCustomObject({
       ...crd('workflows', c.namespace),
@@ -111,6 +143,10 @@ async function main() {
     });
   await controllerSees(c, 'chaos-l1', 'chaos-l2', 'chaos-l3');
   await webhookSees(c, 'chaos-l1', 'chaos-l2', 'chaos-l3');
+  const controllerB = new SecondController();
+  await controllerB.start();
+  const agentB = await SecondAgent.start(c.namespace);
+  log(`second controller replica (pid ${controllerB.pid}) and second agent (pid ${agentB.pid}) running`);
 
   const created = new Map<string, { at: number; expected: Expected }>();
   const finished = new Map<string, { at: number; run: WorkflowRun }>();
@@ -121,7 +157,7 @@ async function main() {
   const seen = (r: WorkflowRun) => {
     const name = r.metadata?.name ?? '';
     const phase = r.status?.phase;
-    if ((phase === 'Succeeded' || phase === 'Failed') && !finished.has(name))
+    if ((phase === 'Succeeded' || phase === 'Failed' || phase === 'Cancelled') && !finished.has(name))
       finished.set(name, { at: Date.now(), run: r });
   };
   roots.on('add', seen);
@@ -134,9 +170,13 @@ async function main() {
     runtimed: 0,
     'kube-apiserver': 0,
     etcd: 0,
+    'controller B': 0,
+    'agent B': 0,
   };
+  const pidOfPeak = (k: string) =>
+    k === 'controller B' ? controllerB.pid : k === 'agent B' ? agentB.pid : pidOf(k);
   const rss = setInterval(() => {
-    for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k] ?? 0, rssMiB(pidOf(k)));
+    for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k] ?? 0, rssMiB(pidOfPeak(k)));
   }, 1000);
   const requests = new RequestCounter(apiRequestsNow);
   requests.sample();
@@ -171,11 +211,46 @@ async function main() {
     }
     created.set(w.name, { at: Date.now(), expected: w.expected });
   };
+  // The cancellation load: created, then cancelled a few seconds later while its steps sleep.
+  const cancels = new Map<string, number>();
+  const cancelOne = async (i: number) => {
+    const w = cancelLoad(i, effects.append);
+    const giveUp = Date.now() + 10 * 60_000;
+    const retrying = async (what: () => Promise<unknown>) => {
+      for (;;) {
+        try {
+          return await what();
+        } catch (e) {
+          if (Date.now() > giveUp) throw e;
+          await pause(1000);
+        }
+      }
+    };
+    await retrying(() =>
+      c.admin.custom
+        .createNamespacedCustomObject({ ...crd('workflowruns', c.namespace), body: w.body })
+        .catch((e: unknown) => {
+          if (statusCode(e) !== 409) throw e;
+        }),
+    );
+    await pause(1000 + (i % 4) * 1000);
+    await retrying(() =>
+      c.admin.custom.patchNamespacedCustomObject(
+        { ...crd('workflowruns', c.namespace), name: w.name, body: { spec: { cancelRequested: true } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+    );
+    cancels.set(w.name, Date.now());
+  };
   const load = (async () => {
     for (let i = 0; i < RUNS; i++) {
       const due = loadStart + (i * CREATE_SECONDS * 1000) / RUNS;
       if (due > Date.now()) await pause(due - Date.now());
       creates.push(create(i));
+      if (i % CANCEL_EVERY === 0)
+        creates.push(
+          cancelOne(i).catch((e: unknown) => void log(`could not cancel chaos-cancel-${i}: ${String(e)}`)),
+        );
       if (i % 200 === 0) log(`created ${i}`);
     }
     await Promise.all(creates);
@@ -208,36 +283,49 @@ async function main() {
         return etcdRestart();
       case 'webhook unresponsive':
         return webhookUnresponsive(12, probe);
+      case 'controller B SIGKILL':
+        return killSecondController(controllerB);
+      case 'agent B SIGKILL':
+        agentBKills.push(Date.now());
+        return killSecondAgent(agentB);
+      case 'agent B cut off 10 s':
+        return cutOffSecondAgent(agentB, 10);
+      case 'agent B slow 10 s':
+        return slowSecondAgent(agentB, 10, 800);
     }
   };
+  const agentBKills: number[] = [];
   const seed = Number(process.env.KRT_CHAOS_SEED ?? Date.now() % 100000);
   log(`fault order seed ${seed} (KRT_CHAOS_SEED)`);
-  const plan = process.env.KRT_CHAOS_FAULTS === 'none' ? [] : shuffled(FAULTS, seed);
-  // Spread over the load: the faults' own time (about 2.5 min) plus random gaps.
-  const gapMs = Math.max(2000, (CREATE_SECONDS * 1000 - 170_000) / (plan.length + 1));
-  let rand = seed;
-  for (const kind of plan) {
-    rand = (rand * 1103515245 + 12345) % 2 ** 31;
-    await pause(gapMs * (0.5 + rand / 2 ** 31));
-    log(`fault: ${kind}`);
-    const f = await inject(kind).catch((e: unknown): Fault => ({
-      kind,
-      happened: false,
-      detail: `injection failed: ${String(e)}`,
-    }));
-    faults.push(f);
-    log(
-      `  ${f.happened ? 'happened' : 'DID NOT HAPPEN'}: ${f.detail}${f.recoveredMs !== undefined ? ` (back in ${f.recoveredMs} ms)` : ''}`,
-    );
-  }
+  const stream = async ({ faults: kinds, busySeconds }: (typeof STREAMS)[number], n: number) => {
+    const plan = process.env.KRT_CHAOS_FAULTS === 'none' ? [] : shuffled(kinds, seed + n);
+    // Spread over the load: the faults' own time plus random gaps.
+    const gapMs = Math.max(2000, (CREATE_SECONDS * 1000 - busySeconds * 1000) / (plan.length + 1));
+    let rand = seed + n;
+    for (const kind of plan) {
+      rand = (rand * 1103515245 + 12345) % 2 ** 31;
+      await pause(gapMs * (0.5 + rand / 2 ** 31));
+      log(`fault: ${kind}`);
+      const f = await inject(kind).catch((e: unknown): Fault => ({
+        kind,
+        happened: false,
+        detail: `injection failed: ${String(e)}`,
+      }));
+      faults.push(f);
+      log(
+        `  ${f.happened ? 'happened' : 'DID NOT HAPPEN'}: ${f.detail}${f.recoveredMs !== undefined ? ` (back in ${f.recoveredMs} ms)` : ''}`,
+      );
+    }
+  };
+  await Promise.all(STREAMS.map(stream));
   await load;
   log(
     `all ${created.size} created (${refusedAttempts} attempts refused while faults lasted); waiting for them to finish`,
   );
 
   const settleEnd = Date.now() + SETTLE_SECONDS * 1000;
-  const rootsFinished = () => [...created.keys()].filter((n) => finished.has(n)).length;
-  while (rootsFinished() < created.size && Date.now() < settleEnd) {
+  const rootsFinished = () => [...created.keys(), ...cancels.keys()].filter((n) => finished.has(n)).length;
+  while (rootsFinished() < created.size + cancels.size && Date.now() < settleEnd) {
     await pause(2000);
     if (Math.random() < 0.05) log(`finished ${rootsFinished()} of ${created.size}`);
   }
@@ -250,18 +338,30 @@ async function main() {
   const malformed = effects_.filter((e) => e === undefined).length;
   const all = effects_.filter((e): e is Effect => e !== undefined);
   const agentLog = readFileSync(join(stateDir, 'logs', 'runtimed.log'), 'utf8');
-  const handedBack = requeuedOnRestart(agentLog, c.namespace);
-  const kills = agentKills(
-    faults.filter((f) => f.kind === 'runtimed SIGKILL' && f.happened).map((f) => f.at ?? 0),
-    agentLog,
-  );
-  const { duplicates, reruns } = classifyExecutions(all, handedBack, kills);
+  const agentBLog = agentB.output();
+  const handedBack = new Map([
+    ...requeuedOnRestart(agentLog, c.namespace),
+    ...requeuedOnRestart(agentBLog, c.namespace),
+  ]);
+  const kills = [
+    ...agentKills(
+      faults.filter((f) => f.kind === 'runtimed SIGKILL' && f.happened).map((f) => f.at ?? 0),
+      agentLog,
+    ),
+    ...agentKills(agentBKills, agentBLog),
+  ];
+  const stale = requeuedStale(`${agentLog}\n${agentBLog}`, c.namespace);
+  const { duplicates, reruns, staleReruns, atOnce } = classifyExecutions(all, handedBack, kills, stale);
   for (const d of duplicates.slice(0, 10))
     log(
       `executed again: ${d.key} (attempt ${d.attempt}, ${JSON.stringify(all.filter((e) => e.key === d.key))})`,
     );
   for (const r of reruns.slice(0, 10))
     log(`re-run after its agent was killed: ${r.key} (attempt ${r.attempt})`);
+  for (const r of staleReruns.slice(0, 10))
+    log(
+      `re-run after its agent went silent and it was handed back as stale: ${r.key} (attempt ${r.attempt})`,
+    );
   if (kills.length)
     log(
       `killed agents stopped their steps at most ${Math.max(...kills.map((k) => k.stepsStoppedAt - k.at))} ms after the kill`,
@@ -283,6 +383,7 @@ async function main() {
   // is still lost.
   let lost = 0;
   const unfinished: string[] = [];
+  const failedNames: string[] = [];
   let steps = 0;
   let runsExpected = 0;
   let childrenExpected = 0;
@@ -307,14 +408,26 @@ async function main() {
       latencies.push(f.at - at);
     } else {
       failed++;
-      if (failed <= 5)
-        log(`${name}: ${f.run.status?.phase} ${JSON.stringify(f.run.status?.jobs ?? {}).slice(0, 400)}`);
+      if (failed <= 5) failedNames.push(name);
     }
   }
+  // The cancellation load: each must have ended, Cancelled or (done before the cancel) Succeeded.
+  let cancelEnded = 0;
+  const cancelNotEnded: string[] = [];
+  for (const name of cancels.keys()) {
+    const phase = finished.get(name)?.run.status?.phase;
+    if (phase === 'Cancelled' || phase === 'Succeeded') cancelEnded++;
+    else cancelNotEnded.push(name);
+  }
+  unfinished.push(...cancelNotEnded);
+  // Why the first failed runs failed: each job not Succeeded and each Run that did not succeed.
+  for (const name of failedNames) log(`failed: ${await explainFailed(c, name)}`);
   // Which runs did not finish, and what each was waiting for (the first 20).
   for (const name of unfinished.slice(0, 20)) log(`stuck: ${await explainStuck(c, name)}`);
   const runObjects = await countObjects(c, 'runs');
   const wfrObjects = await countObjects(c, 'workflowruns');
+  await agentB.stop();
+  await controllerB.stop();
   const duplicatedObjects =
     Math.max(0, runObjects - runsExpected) + Math.max(0, wfrObjects - created.size - childrenExpected);
   roots.stop();
@@ -325,7 +438,10 @@ async function main() {
     failed,
     lost,
     duplicatedExecutions: duplicates.length,
+    ranTwiceAtOnce: atOnce.length,
     rerunAfterAgentKill: reruns.length,
+    rerunAfterStale: staleReruns.length,
+    cancelled: { runs: cancels.size, ended: cancelEnded, notEnded: cancelNotEnded.length },
     duplicatedObjects,
     unvalidatedStored: unvalidated,
     steps,
@@ -343,8 +459,38 @@ async function main() {
   if (!process.env.KRT_CHAOS_KEEP) await c.cleanup();
   await ch.close();
   if (malformed) console.log(`(${malformed} side-effect lines could not be read)`);
-  const bad = lost + failed + duplicates.length + duplicatedObjects + unvalidated + notCreated + malformed;
+  const bad =
+    lost +
+    failed +
+    cancelNotEnded.length +
+    duplicates.length +
+    duplicatedObjects +
+    unvalidated +
+    notCreated +
+    malformed;
   process.exit(bad === 0 ? 0 : 1);
+}
+
+/** A failed run as the API server holds it now: its jobs and Runs that did not succeed, with why. */
+async function explainFailed(c: TestCluster, name: string): Promise<string> {
+  const run = (await c.admin.custom
+    .getNamespacedCustomObject({ ...crd('workflowruns', c.namespace), name })
+    .catch(() => undefined)) as WorkflowRun | undefined;
+  if (!run) return `${name}: gone`;
+  const jobs = Object.entries(run.status?.jobs ?? {})
+    .filter(([, j]) => j.phase !== 'Succeeded')
+    .map(([job, j]) => `job ${job} ${j.phase ?? '?'}: ${j.message ?? ''}`);
+  const steps = (
+    (await c.admin.custom.listNamespacedCustomObject({
+      ...crd('runs', c.namespace),
+      labelSelector: `${LABEL_WORKFLOWRUN_UID}=${run.metadata.uid ?? ''}`,
+    })) as { items: Run[] }
+  ).items
+    .filter((r) => r.status?.phase !== 'Succeeded')
+    .map((r) => `Run ${r.metadata.name} ${JSON.stringify(r.status ?? {}).slice(0, 600)}`);
+  return [`${name}: ${run.status?.phase ?? '?'} (${run.status?.message ?? ''})`, ...jobs, ...steps].join(
+    '; ',
+  );
 }
 
 /** One unfinished run as the API server holds it now, with its Runs. */

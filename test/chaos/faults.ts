@@ -7,6 +7,7 @@ import { crd, statusCode, statusMessage } from '../../src/kube/rest.js';
 import type { TestCluster } from '../harness/cluster.js';
 import { stateDir } from '../harness/paths.js';
 import { localPort, pidOf, processAlive, ready, startProcess, stopProcess } from '../harness/processes.js';
+import type { SecondAgent, SecondController } from './actors.js';
 
 export type FaultKind =
   | 'controller SIGKILL'
@@ -15,7 +16,11 @@ export type FaultKind =
   | 'kube-apiserver down 5 s'
   | 'kube-apiserver down 60 s'
   | 'etcd restart'
-  | 'webhook unresponsive';
+  | 'webhook unresponsive'
+  | 'controller B SIGKILL'
+  | 'agent B SIGKILL'
+  | 'agent B cut off 10 s'
+  | 'agent B slow 10 s';
 
 export interface Fault {
   kind: FaultKind;
@@ -162,4 +167,75 @@ export async function webhookUnresponsive(seconds: number, probe: () => Promise<
   return timedOut
     ? { kind, happened: true, detail: `admission timed out and refused: ${p.message.slice(0, 120)}` }
     : { kind, happened: false, detail: `admission did not time out: ${p.message.slice(0, 120)}` };
+}
+
+/** The second replica SIGKILLed and started again, as its Deployment would. */
+export async function killSecondController(b: SecondController): Promise<Fault> {
+  const kind: FaultKind = 'controller B SIGKILL';
+  const pid = b.pid;
+  if (!pid || !processAlive(pid)) return { kind, happened: false, detail: 'it was not running' };
+  const at = Date.now();
+  const led = await b.leads();
+  await b.kill();
+  const t = Date.now();
+  await b.ensure();
+  return {
+    kind,
+    at,
+    happened: !processAlive(pid),
+    detail: `pid ${pid} killed${led ? ' while it led' : ''}, ${b.pid} answering`,
+    recoveredMs: Date.now() - t,
+  };
+}
+
+/** The second agent SIGKILLed and started again on its data folder: it hands back what it held. */
+export async function killSecondAgent(b: SecondAgent): Promise<Fault> {
+  const kind: FaultKind = 'agent B SIGKILL';
+  await b.ensure();
+  const pid = b.pid;
+  if (!pid || !processAlive(pid)) return { kind, happened: false, detail: 'it was not running' };
+  const at = Date.now();
+  await b.kill();
+  const t = Date.now();
+  await b.ensure();
+  return {
+    kind,
+    at,
+    happened: !processAlive(pid),
+    detail: `pid ${pid} killed, ${b.pid} running`,
+    recoveredMs: Date.now() - t,
+  };
+}
+
+const FENCE = 'no heartbeat confirmed for the stale period';
+const count = (text: string, what: string) => text.split(what).length - 1;
+
+/**
+ * The second agent cut off from the API server for `seconds` (its relay resets every connection),
+ * everything else reaching it as before: the other agent takes its Runs once they are stale, and
+ * its fence stops its steps before that. Says how many steps the fence stopped.
+ */
+export async function cutOffSecondAgent(b: SecondAgent, seconds: number): Promise<Fault> {
+  const kind: FaultKind = 'agent B cut off 10 s';
+  await b.ensure();
+  if (!b.pid || !processAlive(b.pid)) return { kind, happened: false, detail: 'it was not running' };
+  const before = count(b.output(), FENCE);
+  const at = Date.now();
+  b.link.cut();
+  await pause(seconds * 1000);
+  b.link.restore();
+  const fenced = count(b.output(), FENCE) - before;
+  return { kind, at, happened: true, detail: `cut for ${seconds} s; its fence stopped ${fenced} steps` };
+}
+
+/** Every byte between the second agent and the API server held `delayMs` for `seconds`. */
+export async function slowSecondAgent(b: SecondAgent, seconds: number, delayMs: number): Promise<Fault> {
+  const kind: FaultKind = 'agent B slow 10 s';
+  await b.ensure();
+  if (!b.pid || !processAlive(b.pid)) return { kind, happened: false, detail: 'it was not running' };
+  const at = Date.now();
+  b.link.delay(delayMs);
+  await pause(seconds * 1000);
+  b.link.delay(0);
+  return { kind, at, happened: true, detail: `${delayMs} ms each way for ${seconds} s` };
 }

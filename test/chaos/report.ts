@@ -10,8 +10,14 @@ export interface Outcome {
   lost: number;
   /** Steps whose side effect was seen more than once (each extra one counted), not explained below. */
   duplicatedExecutions: number;
+  /** Of those, executions that overlapped an earlier one of the same step in time. */
+  ranTwiceAtOnce?: number;
   /** Second executions of a step whose agent was SIGKILLed before it recorded the step's end. */
   rerunAfterAgentKill: number;
+  /** Second executions of a step whose agent went silent (cut off, slow): handed back as stale. */
+  rerunAfterStale?: number;
+  /** The cancellation load: runs cancelled while they ran, and those of them that did not end. */
+  cancelled?: { runs: number; ended: number; notEnded: number };
   /** Objects beyond those the runs should have made. */
   duplicatedObjects: number;
   unvalidatedStored: number;
@@ -57,7 +63,20 @@ export function table(o: Outcome): string {
     ['failed or wrong outputs', String(o.failed)],
     ['lost (not finished)', String(o.lost)],
     ['duplicated step executions', String(o.duplicatedExecutions)],
+    ...(o.ranTwiceAtOnce !== undefined
+      ? [['of those, a step running twice at once', String(o.ranTwiceAtOnce)] as [string, string]]
+      : []),
     ['re-run: agent killed before it saw the step end', String(o.rerunAfterAgentKill)],
+    ...(o.rerunAfterStale !== undefined
+      ? [['re-run: agent silent, handed back as stale', String(o.rerunAfterStale)] as [string, string]]
+      : []),
+    ...(o.cancelled
+      ? ([
+          ['runs cancelled while running', String(o.cancelled.runs)],
+          ['of those, ended (Cancelled, or Succeeded first)', String(o.cancelled.ended)],
+          ['of those, not ended', String(o.cancelled.notEnded)],
+        ] as [string, string][])
+      : []),
     ['duplicated objects', String(o.duplicatedObjects)],
     ['unvalidated objects stored', String(o.unvalidatedStored)],
     [
@@ -91,16 +110,19 @@ export interface Effect {
   attempt: number;
   run: string;
   at: number;
+  /** When the step started, by its own clock, when it says (`<key> <attempt> <Run> <ms> <start ms>`). */
+  start?: number;
 }
 
 export function parseEffect(line: string, receivedAt: number): Effect | undefined {
-  const m = /^(\S+) (\d+) (\S+)(?: (\d+))?$/.exec(line);
+  const m = /^(\S+) (\d+) (\S+)(?: (\d+)(?: (\d+))?)?$/.exec(line);
   if (!m) return undefined;
   return {
     key: m[1] as string,
     attempt: Number(m[2]),
     run: m[3] as string,
     at: m[4] ? Number(m[4]) : receivedAt,
+    ...(m[5] ? { start: Number(m[5]) } : {}),
   };
 }
 
@@ -139,26 +161,51 @@ export function classifyExecutions(
   effects: Effect[],
   handedBack: Map<string, number>,
   kills: AgentKill[],
-): { duplicates: Effect[]; reruns: Effect[] } {
+  /**
+   * Every Run an agent handed back as stale (`why: stale`): with several agents, one cut off from the
+   * API server stops its steps (its fence) before another may take them, so a later attempt of a
+   * step that had done its work before the hand-back, and did not start before it ended, is a re-run.
+   */
+  stale?: Map<string, number[]>,
+): { duplicates: Effect[]; reruns: Effect[]; staleReruns: Effect[]; atOnce: Effect[] } {
   const byKey = new Map<string, Effect[]>();
   for (const e of effects) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);
   const duplicates: Effect[] = [];
   const reruns: Effect[] = [];
+  const staleReruns: Effect[] = [];
+  const atOnce: Effect[] = [];
   for (const list of byKey.values()) {
-    list.sort((a, b) => a.at - b.at);
+    list.sort((a, b) => (a.start ?? a.at) - (b.start ?? b.at));
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1] as Effect;
       const cur = list[i] as Effect;
+      // Started before the earlier one had done its work: the same step twice at once.
+      if (cur.start !== undefined && cur.start < prev.at) {
+        atOnce.push(cur);
+        duplicates.push(cur);
+        continue;
+      }
+      const later = cur.attempt > prev.attempt && cur.run === prev.run;
       const kill = killBefore(kills, handedBack.get(cur.run));
-      const rerun =
-        cur.attempt > prev.attempt &&
-        cur.run === prev.run &&
-        kill !== undefined &&
-        prev.at < kill.stepsStoppedAt;
-      (rerun ? reruns : duplicates).push(cur);
+      if (later && kill !== undefined && prev.at < kill.stepsStoppedAt) reruns.push(cur);
+      else if (later && (stale?.get(cur.run) ?? []).some((t) => prev.at <= t)) staleReruns.push(cur);
+      else duplicates.push(cur);
     }
   }
-  return { duplicates, reruns };
+  return { duplicates, reruns, staleReruns, atOnce };
+}
+
+/** Runs an agent handed back as stale, from its log: name (in `namespace`) -> when, each time. */
+export function requeuedStale(agentLog: string, namespace: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const line of agentLog.split('\n')) {
+    if (!line.includes('"why":"stale"') || !line.includes('"msg":"re-queued"')) continue;
+    const run = /"run":"([^"/]+)\/([^"]+)"/.exec(line);
+    const time = /"time":"([^"]+)"/.exec(line);
+    if (run && time && run[1] === namespace)
+      out.set(run[2] as string, [...(out.get(run[2] as string) ?? []), Date.parse(time[1] as string)]);
+  }
+  return out;
 }
 
 /** The kill a restart followed: the last one before the agent handed the Run back. */

@@ -24,10 +24,12 @@ export function shapeOf(i: number): Shape {
   return m < 10 ? 'flat' : m < 19 ? 'nested' : 'fanout';
 }
 
-// The side effect: key, attempt, Run and when the step did it (its clock is the machine's), so a
-// second execution can be told apart, and placed before or after its agent's death.
+// The side effect: key, attempt, Run, when the step did it and when it started (its clock is the
+// machine's), so a second execution can be told apart, placed before or after its agent's death,
+// and two executions of one step at once seen. `started` opens each step's script.
+const started = 'T0=$(date +%s%3N)';
 const report = (append: string, key: string) =>
-  `echo "${key} $KRT_ATTEMPT $KRT_RUN $(date +%s%3N)" | ${append}`;
+  `echo "${key} $KRT_ATTEMPT $KRT_RUN $(date +%s%3N) $T0" | ${append}`;
 
 /** Workflows the nested shape calls: chaos-l1 -> chaos-l2 -> chaos-l3, each adding 1 to the seed. */
 export function workflows(namespace: string, append: string): unknown[] {
@@ -45,7 +47,7 @@ export function workflows(namespace: string, append: string): unknown[] {
             {
               name: 's',
               env: { SEED: '${{ inputs.seed }}', KEY: '${{ inputs.key }}' },
-              run: `echo "v=$((SEED + 1))" >> "$KRT_OUTPUT"\n${report(append, `$KEY/l${n}`)}`,
+              run: `${started}\necho "v=$((SEED + 1))" >> "$KRT_OUTPUT"\n${report(append, `$KEY/l${n}`)}`,
             },
           ],
           outputs: { v: '${{ steps.s.outputs.v }}' },
@@ -78,7 +80,7 @@ export function workload(
       {
         name: 's',
         ...(Object.keys(env).length ? { env } : {}),
-        run: `${script}\n${report(append, `${name}/${job}`)}`,
+        run: `${started}\n${script}\n${report(append, `${name}/${job}`)}`,
       },
     ],
     outputs: { v: '${{ steps.s.outputs.v }}' },
@@ -140,3 +142,38 @@ export function workload(
     expected,
   };
 }
+
+/**
+ * A run of the cancellation load: four jobs that each sleep a few seconds, so a cancel finds steps
+ * running. It must end, Cancelled (or Succeeded when it finished first); its steps report their
+ * side effects like every other step, so one that ran twice at once is seen.
+ */
+export function cancelled(i: number, append: string): { name: string; body: WorkflowRun } {
+  const name = `chaos-cancel-${i}`;
+  const jobs = Object.fromEntries(
+    Array.from({ length: 4 }, (_, j) => [
+      `j${j}`,
+      {
+        'runs-on': 'bash',
+        steps: [
+          {
+            name: 's',
+            run: `${started}\nsleep ${2 + (j % 3)}\necho "v=${j}" >> "$KRT_OUTPUT"\n${report(append, `${name}/j${j}`)}`,
+          },
+        ],
+      },
+    ]),
+  );
+  return {
+    name,
+    body: {
+      apiVersion: 'kruntimes.io/v1alpha1',
+      kind: 'WorkflowRun',
+      metadata: { name },
+      spec: { jobs },
+    } as WorkflowRun,
+  };
+}
+
+/** Whether an object (a Run or WorkflowRun, by its name) belongs to the cancellation load. */
+export const ofCancelLoad = (name: string) => name.startsWith('chaos-cancel-');

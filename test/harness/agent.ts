@@ -119,8 +119,11 @@ export async function startAgent(f: AgentFlags): Promise<AgentProcess> {
   // Ready once it logged that it runs (after its informer synced).
   const deadline = Date.now() + 20_000;
   while (!out.includes('runtimed running')) {
-    if (proc.exitCode !== null || Date.now() > deadline)
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      // Never left behind: a second start under the same identity would make two agents of one.
+      proc.kill('SIGKILL');
       throw new Error(`runtimed ${f.identity} did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   const port = /"port":(\d+)/.exec(out.slice(out.indexOf('runtimed running') - 400))?.[1];

@@ -1,6 +1,6 @@
-// A TCP relay to a loopback port that a test can cut: the processes behind it lose the server
-// (connections reset, new ones refused at once) while everything else still reaches it, as in a
-// network partition of one client.
+// A TCP relay to a loopback port that a test can cut or slow down: the processes behind it lose
+// the server (connections reset, new ones refused at once) or reach it late, while everything else
+// reaches it as before, as in a network partition or a congested link of one client.
 import net from 'node:net';
 
 export interface Relay {
@@ -8,12 +8,27 @@ export interface Relay {
   /** Resets every relayed connection and every new one until restore(). */
   cut(): void;
   restore(): void;
+  /** Holds every chunk, both ways, this many ms before passing it on (0: at once); order is kept. */
+  delay(ms: number): void;
   close(): Promise<void>;
 }
 
 export async function relay(targetPort: number): Promise<Relay> {
   let cut = false;
+  let delayMs = 0;
   const open = new Set<net.Socket>();
+  // Each direction a chain of its own, so a chunk never overtakes the one before it when the delay
+  // changes in between.
+  const forward = (from: net.Socket, to: net.Socket) => {
+    let chain = Promise.resolve();
+    from.on('data', (chunk: Buffer) => {
+      const wait = delayMs;
+      chain = chain
+        .then(() => (wait > 0 ? new Promise<void>((r) => setTimeout(r, wait)) : undefined))
+        .then(() => void (to.destroyed ? undefined : to.write(chunk)));
+    });
+    from.on('end', () => void chain.then(() => to.end()));
+  };
   const server = net.createServer((client) => {
     if (cut) return void client.resetAndDestroy();
     const upstream = net.connect(targetPort, '127.0.0.1');
@@ -26,7 +41,8 @@ export async function relay(targetPort: number): Promise<Relay> {
     };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
-    client.pipe(upstream).pipe(client);
+    forward(client, upstream);
+    forward(upstream, client);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -38,6 +54,9 @@ export async function relay(targetPort: number): Promise<Relay> {
     },
     restore() {
       cut = false;
+    },
+    delay(ms: number) {
+      delayMs = ms;
     },
     close: () =>
       new Promise<void>((r) => {

@@ -19,6 +19,7 @@ import {
   parseEffect,
   percentile,
   requeuedOnRestart,
+  requeuedStale,
   RequestCounter,
   table,
   whyStuck,
@@ -195,6 +196,56 @@ describe('the chaos table', () => {
       e('no-launcher', 2, 'no-launcher-s', 41_000),
       e('same-attempt', 1, 'same-attempt-s', 1300),
       e('stale', 2, 'stale-s', 30_000),
+    ]);
+  });
+
+  it('with several agents: a step handed back as stale is re-run, one running twice at once is not', () => {
+    const e = (key: string, attempt: number, run: string, at: number, start: number) => ({
+      key,
+      attempt,
+      run,
+      at,
+      start,
+    });
+    expect(parseEffect('run-1/j0 2 run-1-j0-s 1650 1600', 17)).toEqual(
+      e('run-1/j0', 2, 'run-1-j0-s', 1650, 1600),
+    );
+    const at = (ms: number) => new Date(ms).toISOString();
+    const log = [
+      `{"level":30,"time":"${at(10_000)}","run":"ns/fenced-s","why":"stale","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(10_000)}","run":"ns/late-s","why":"stale","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(10_000)}","run":"ns/overlap-s","why":"stale","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(10_000)}","run":"other/fenced-s","why":"stale","msg":"re-queued"}`,
+      `{"level":30,"time":"${at(10_000)}","run":"ns/fenced-s","phase":"Succeeded","msg":"ended"}`,
+    ].join('\n');
+    const stale = requeuedStale(log, 'ns');
+    expect(Object.fromEntries(stale)).toEqual({
+      'fenced-s': [10_000],
+      'late-s': [10_000],
+      'overlap-s': [10_000],
+    });
+    const { duplicates, reruns, staleReruns, atOnce } = classifyExecutions(
+      [
+        // Done on the cut-off agent before it was handed back, run again after: a re-run.
+        e('fenced', 1, 'fenced-s', 9000, 8000),
+        e('fenced', 2, 'fenced-s', 12_000, 11_000),
+        // Did its work after it was handed back (the fence did not stop it): a duplicate.
+        e('late', 1, 'late-s', 10_500, 8000),
+        e('late', 2, 'late-s', 12_000, 11_000),
+        // The second started before the first had done its work: twice at once.
+        e('overlap', 1, 'overlap-s', 9900, 8000),
+        e('overlap', 2, 'overlap-s', 12_000, 9500),
+      ],
+      new Map(),
+      [],
+      stale,
+    );
+    expect(reruns).toEqual([]);
+    expect(staleReruns).toEqual([e('fenced', 2, 'fenced-s', 12_000, 11_000)]);
+    expect(atOnce).toEqual([e('overlap', 2, 'overlap-s', 12_000, 9500)]);
+    expect(duplicates).toEqual([
+      e('late', 2, 'late-s', 12_000, 11_000),
+      e('overlap', 2, 'overlap-s', 12_000, 9500),
     ]);
   });
 
