@@ -135,6 +135,9 @@ export interface AgentKill {
   stepsStoppedAt: number;
 }
 
+/** How soon after its agent's kill a launcher has stopped the steps, at the latest. */
+export const LAUNCHER_STOP_MS = 10_000;
+
 export function agentKills(kills: number[], agentLog: string): AgentKill[] {
   const stops: number[] = [];
   for (const line of agentLog.split('\n')) {
@@ -142,8 +145,9 @@ export function agentKills(kills: number[], agentLog: string): AgentKill[] {
     const time = /"time":"([^"]+)"/.exec(line);
     if (time) stops.push(Date.parse(time[1] as string));
   }
+  // Only a line soon after the kill is its launcher's: a later one is another kill's.
   return kills.map((at) => {
-    const next = Math.min(...stops.filter((s) => s >= at));
+    const next = Math.min(...stops.filter((s) => s >= at && s - at <= LAUNCHER_STOP_MS));
     return { at, stepsStoppedAt: Number.isFinite(next) ? next : at };
   });
 }

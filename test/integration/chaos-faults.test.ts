@@ -162,6 +162,8 @@ describe('the chaos table', () => {
       { at: 1500, stepsStoppedAt: 1600 },
       { at: 35_000, stepsStoppedAt: 35_000 },
     ]);
+    // A launcher's line long after a kill is another kill's, not this one's.
+    expect(agentKills([1000 - 60_000], log)).toEqual([{ at: -59_000, stepsStoppedAt: -59_000 }]);
     const { duplicates, reruns } = classifyExecutions(
       [
         e('once', 1, 'once-s', 100),
