@@ -169,13 +169,19 @@ export async function webhookUnresponsive(seconds: number, probe: () => Promise<
     : { kind, happened: false, detail: `admission did not time out: ${p.message.slice(0, 120)}` };
 }
 
-/** The second replica SIGKILLed and started again, as its Deployment would. */
-export async function killSecondController(b: SecondController): Promise<Fault> {
-  const kind: FaultKind = 'controller B SIGKILL';
+/** A process of the run's own (the second replica or agent): killed, and started again until it runs. */
+interface Restartable {
+  readonly pid: number;
+  kill(): Promise<void>;
+  ensure(): Promise<void>;
+}
+
+/** SIGKILL of a second one, started again as its Deployment would. */
+async function killAndRestart(kind: FaultKind, b: Restartable, note = ''): Promise<Fault> {
+  await b.ensure();
   const pid = b.pid;
   if (!pid || !processAlive(pid)) return { kind, happened: false, detail: 'it was not running' };
   const at = Date.now();
-  const led = await b.leads();
   await b.kill();
   const t = Date.now();
   await b.ensure();
@@ -183,29 +189,18 @@ export async function killSecondController(b: SecondController): Promise<Fault> 
     kind,
     at,
     happened: !processAlive(pid),
-    detail: `pid ${pid} killed${led ? ' while it led' : ''}, ${b.pid} answering`,
+    detail: `pid ${pid} killed${note}, ${b.pid} running`,
     recoveredMs: Date.now() - t,
   };
 }
 
-/** The second agent SIGKILLed and started again on its data folder: it hands back what it held. */
-export async function killSecondAgent(b: SecondAgent): Promise<Fault> {
-  const kind: FaultKind = 'agent B SIGKILL';
-  await b.ensure();
-  const pid = b.pid;
-  if (!pid || !processAlive(pid)) return { kind, happened: false, detail: 'it was not running' };
-  const at = Date.now();
-  await b.kill();
-  const t = Date.now();
-  await b.ensure();
-  return {
-    kind,
-    at,
-    happened: !processAlive(pid),
-    detail: `pid ${pid} killed, ${b.pid} running`,
-    recoveredMs: Date.now() - t,
-  };
+/** The second replica SIGKILLed, whether or not it led. */
+export async function killSecondController(b: SecondController): Promise<Fault> {
+  return killAndRestart('controller B SIGKILL', b, (await b.leads()) ? ' while it led' : '');
 }
+
+/** The second agent SIGKILLed and started again on its data folder: it hands back what it held. */
+export const killSecondAgent = (b: SecondAgent): Promise<Fault> => killAndRestart('agent B SIGKILL', b);
 
 const FENCE = 'no heartbeat confirmed for the stale period';
 const count = (text: string, what: string) => text.split(what).length - 1;

@@ -130,18 +130,16 @@ export function workload(
       children: 0,
     };
   }
-  return {
-    name,
-    shape,
-    body: {
-      apiVersion: 'kruntimes.io/v1alpha1',
-      kind: 'WorkflowRun',
-      metadata: { name },
-      spec: { jobs },
-    } as WorkflowRun,
-    expected,
-  };
+  return { name, shape, body: workflowRun(name, jobs), expected };
 }
+
+const workflowRun = (name: string, jobs: Record<string, unknown>): WorkflowRun =>
+  ({
+    apiVersion: 'kruntimes.io/v1alpha1',
+    kind: 'WorkflowRun',
+    metadata: { name },
+    spec: { jobs },
+  }) as WorkflowRun;
 
 /**
  * A run of the cancellation load: four jobs that each sleep a few seconds, so a cancel finds steps
@@ -164,15 +162,7 @@ export function cancelled(i: number, append: string): { name: string; body: Work
       },
     ]),
   );
-  return {
-    name,
-    body: {
-      apiVersion: 'kruntimes.io/v1alpha1',
-      kind: 'WorkflowRun',
-      metadata: { name },
-      spec: { jobs },
-    } as WorkflowRun,
-  };
+  return { name, body: workflowRun(name, jobs) };
 }
 
 /** Whether an object (a Run or WorkflowRun, by its name) belongs to the cancellation load. */
