@@ -55,7 +55,11 @@ async function main() {
           },
         },
       });
-      if (i % 1000 === 0) log(`created ${i}, finished ${done.size}`);
+      // RSS as the history grows, so a long run (KRT_MEMORY_RUNS=50000) says something before its end.
+      if (i % 1000 === 0)
+        log(
+          `created ${i}, finished ${done.size}; RSS ${COMPONENTS.map((k) => `${k} ${rssMiB(k).toFixed(0)} MiB`).join(', ')}`,
+        );
       // Keep at most 200 unfinished, as a steady workload would.
       while (next - done.size > 200) await new Promise((r) => setTimeout(r, 200));
     }
