@@ -188,69 +188,57 @@ async function main() {
   let notCreated = 0;
   const creates: Promise<void>[] = [];
   const loadStart = Date.now();
-  const create = async (i: number) => {
-    const w = workload(i, effects.append);
+  // Each write of the load is tried again every second until the API server takes it (it may be
+  // down, or admission may time out, on purpose), for 10 minutes at most.
+  const untilTaken = async (what: string, write: () => Promise<unknown>): Promise<boolean> => {
     const giveUp = Date.now() + 10 * 60_000;
     for (;;) {
       try {
-        await c.admin.custom.createNamespacedCustomObject({
-          ...crd('workflowruns', c.namespace),
-          body: w.body,
-        });
-        break;
+        await write();
+        return true;
       } catch (e) {
-        if (statusCode(e) === 409) break; // stored, though the answer was lost
+        if (statusCode(e) === 409) return true; // stored, though the answer was lost
         refusedAttempts++;
         if (Date.now() > giveUp) {
-          notCreated++;
-          log(`gave up creating ${w.name}: ${statusMessage(e)}`);
-          return;
+          log(`gave up ${what}: ${statusMessage(e)}`);
+          return false;
         }
         await pause(1000);
       }
     }
+  };
+  const create = async (i: number) => {
+    const w = workload(i, effects.append);
+    const body = { ...crd('workflowruns', c.namespace), body: w.body };
+    if (!(await untilTaken(`creating ${w.name}`, () => c.admin.custom.createNamespacedCustomObject(body))))
+      return void notCreated++;
     created.set(w.name, { at: Date.now(), expected: w.expected });
   };
   // The cancellation load: created, then cancelled a few seconds later while its steps sleep.
   const cancels = new Map<string, number>();
   const cancelOne = async (i: number) => {
     const w = cancelLoad(i, effects.append);
-    const giveUp = Date.now() + 10 * 60_000;
-    const retrying = async (what: () => Promise<unknown>) => {
-      for (;;) {
-        try {
-          return await what();
-        } catch (e) {
-          if (Date.now() > giveUp) throw e;
-          await pause(1000);
-        }
-      }
-    };
-    await retrying(() =>
-      c.admin.custom
-        .createNamespacedCustomObject({ ...crd('workflowruns', c.namespace), body: w.body })
-        .catch((e: unknown) => {
-          if (statusCode(e) !== 409) throw e;
-        }),
-    );
+    const at = { ...crd('workflowruns', c.namespace) };
+    if (
+      !(await untilTaken(`creating ${w.name}`, () =>
+        c.admin.custom.createNamespacedCustomObject({ ...at, body: w.body }),
+      ))
+    )
+      return void notCreated++;
     await pause(1000 + (i % 4) * 1000);
-    await retrying(() =>
+    const cancel = () =>
       c.admin.custom.patchNamespacedCustomObject(
-        { ...crd('workflowruns', c.namespace), name: w.name, body: { spec: { cancelRequested: true } } },
+        { ...at, name: w.name, body: { spec: { cancelRequested: true } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      ),
-    );
-    cancels.set(w.name, Date.now());
+      );
+    if (await untilTaken(`cancelling ${w.name}`, cancel)) cancels.set(w.name, Date.now());
   };
   const load = (async () => {
     for (let i = 0; i < RUNS; i++) {
       const due = loadStart + (i * CREATE_SECONDS * 1000) / RUNS;
       if (due > Date.now()) await pause(due - Date.now());
       creates.push(create(i));
-      if (i % CANCEL_EVERY === 0)
-        creates.push(
-          cancelOne(i).catch((e: unknown) => void log(`could not cancel chaos-cancel-${i}: ${String(e)}`)),
-        );
+      if (i % CANCEL_EVERY === 0) creates.push(cancelOne(i));
       if (i % 200 === 0) log(`created ${i}`);
     }
     await Promise.all(creates);

@@ -202,14 +202,19 @@ export function classifyExecutions(
 /** Runs an agent handed back as stale, from its log: name (in `namespace`) -> when, each time. */
 export function requeuedStale(agentLog: string, namespace: string): Map<string, number[]> {
   const out = new Map<string, number[]>();
+  for (const [run, at] of runLines(agentLog, namespace, '"why":"stale"', '"msg":"re-queued"'))
+    out.set(run, [...(out.get(run) ?? []), at]);
+  return out;
+}
+
+/** Each line of an agent's log holding all of `marks`, about a Run of `namespace`: its name and time. */
+function* runLines(agentLog: string, namespace: string, ...marks: string[]): Generator<[string, number]> {
   for (const line of agentLog.split('\n')) {
-    if (!line.includes('"why":"stale"') || !line.includes('"msg":"re-queued"')) continue;
+    if (!marks.every((m) => line.includes(m))) continue;
     const run = /"run":"([^"/]+)\/([^"]+)"/.exec(line);
     const time = /"time":"([^"]+)"/.exec(line);
-    if (run && time && run[1] === namespace)
-      out.set(run[2] as string, [...(out.get(run[2] as string) ?? []), Date.parse(time[1] as string)]);
+    if (run && time && run[1] === namespace) yield [run[2] as string, Date.parse(time[1] as string)];
   }
-  return out;
 }
 
 /** The kill a restart followed: the last one before the agent handed the Run back. */
@@ -220,14 +225,7 @@ export function killBefore(kills: AgentKill[], requeuedAt: number | undefined): 
 
 /** Runs an agent handed back on its restart, from its log: name (in `namespace`) -> when. */
 export function requeuedOnRestart(agentLog: string, namespace: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of agentLog.split('\n')) {
-    if (!line.includes('"why":"restart"')) continue;
-    const run = /"run":"([^"/]+)\/([^"]+)"/.exec(line);
-    const time = /"time":"([^"]+)"/.exec(line);
-    if (run && time && run[1] === namespace) out.set(run[2] as string, Date.parse(time[1] as string));
-  }
-  return out;
+  return new Map(runLines(agentLog, namespace, '"why":"restart"'));
 }
 
 /**

@@ -96,6 +96,8 @@ it('stops the API server for 5 s and etcd for a restart; both are back afterward
   });
 });
 
+const effect = (key: string, attempt: number, run: string, at: number) => ({ key, attempt, run, at });
+
 describe('the chaos table', () => {
   const fault = (kind: Fault['kind'], happened: boolean): Fault => ({ kind, happened, detail: '' });
 
@@ -133,7 +135,7 @@ describe('the chaos table', () => {
   });
 
   it('tells a re-run of a step its restarted agent handed back from a step that ran twice', () => {
-    const e = (key: string, attempt: number, run: string, at: number) => ({ key, attempt, run, at });
+    const e = effect;
     // The step's own clock when it gives one, else when the journal received the line.
     expect(parseEffect('run-1/j0 2 run-1-j0-s 1650', 17)).toEqual(e('run-1/j0', 2, 'run-1-j0-s', 1650));
     expect(parseEffect('run-1/j0 2 run-1-j0-s', 17)).toEqual(e('run-1/j0', 2, 'run-1-j0-s', 17));
@@ -203,10 +205,7 @@ describe('the chaos table', () => {
 
   it('with several agents: a step handed back as stale is re-run, one running twice at once is not', () => {
     const e = (key: string, attempt: number, run: string, at: number, start: number) => ({
-      key,
-      attempt,
-      run,
-      at,
+      ...effect(key, attempt, run, at),
       start,
     });
     expect(parseEffect('run-1/j0 2 run-1-j0-s 1650 1600', 17)).toEqual(
