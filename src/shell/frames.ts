@@ -18,6 +18,11 @@ export interface CmdFrame {
   /** The `case` commands open in this frame, innermost last. */
   cases: CaseState[];
   word: string;
+  /**
+   * The current word as bash will see it after quote removal, or null when that is not known before
+   * it runs (an expansion, a value, a glob or brace pattern): `\let`, `'let'` and `l"e"t` are `let`.
+   */
+  value: string | null;
   /** Holes in the current word. */
   holes: number[];
   wordStart: boolean;
@@ -27,6 +32,8 @@ export interface CmdFrame {
   redirect: boolean;
   /** The words of the simple command read so far (its name first). */
   words: string[];
+  /** The same words after quote removal (`value`). */
+  values: (string | null)[];
   test: TestState | null;
 }
 
@@ -53,11 +60,13 @@ export const cmd = (close: CmdFrame['close']): CmdFrame => ({
   parens: 0,
   cases: [],
   word: '',
+  value: '',
   holes: [],
   wordStart: true,
   cmdPos: true,
   redirect: false,
   words: [],
+  values: [],
   test: null,
 });
 

@@ -31,6 +31,10 @@ export const REFUSALS = {
     'a value that names a variable (read, unset, declare, printf -v, a -v or -R test) can carry a subscript such as a[$(cmd)], which bash runs; pass it through env and check it in the script',
   evaluated:
     'a value given to eval or let, or declared with -i, -a, -A or -n, is evaluated by bash as code or arithmetic; pass it through env and check it in the script',
+  unknownCommand:
+    'a value given to a command whose name is known only when the script runs (an expansion, a value or a pattern) may reach eval or let, which run it as code; name the command in the script',
+  shellScript:
+    'a value given to sh -c or bash -c is run as a script; pass it after the script as an argument (bash -c \'... "$1"\' _ value) or through env',
   unbalanced: (what: string) =>
     `the script does not parse to its end as bash reads it (${what}), so where its values stand cannot be told; check its quotes, $( ), case ... esac and here-documents`,
 } as const;

@@ -96,6 +96,28 @@ describe('words bash evaluates, whatever their quoting, are refused', () => {
     ['declare -i', `declare -i n=${V}`, REFUSALS.evaluated],
     ['local -n', `f() { local -n r="${V}"; }`, REFUSALS.evaluated],
     ['declare -a', `declare -a x='${V}'`, REFUSALS.evaluated],
+    ['an escaped let', `\\let ${V}`, REFUSALS.evaluated],
+    ['a quoted let', `'let' ${V}`, REFUSALS.evaluated],
+    ['a let quoted in pieces', `l"e"t ${V}`, REFUSALS.evaluated],
+    ["an eval in $' '", `$'eval' ${V}`, REFUSALS.evaluated],
+    ['let after an assignment', `X=1 let ${V}`, REFUSALS.evaluated],
+    ['command -p eval', `command -p eval ${V}`, REFUSALS.evaluated],
+    ['declare with a quoted -i', `declare "-i" n=${V}`, REFUSALS.evaluated],
+    ['declare with options from a variable', `declare $o n=${V}`, REFUSALS.evaluated],
+    ['a [ ] operand after a quoted -v', `[ "-v" ${V} ]`, REFUSALS.nameOperand],
+    ['a [ ] operand after an operator from a variable', `[ $op ${V} ]`, REFUSALS.nameOperand],
+    ['a command named by a variable', `$c ${V}`, REFUSALS.unknownCommand],
+    ['a command named by a substitution', `"$(echo let)" ${V}`, REFUSALS.unknownCommand],
+    ['a command named by a brace pattern', `{let,} ${V}`, REFUSALS.unknownCommand],
+    ['a command named by a glob', `le? ${V}`, REFUSALS.unknownCommand],
+    ['a script for bash -c', `bash -c ${V}`, REFUSALS.shellScript],
+    ['a script for sh -ec, quoted', `sh -ec "${V}"`, REFUSALS.shellScript],
+    [
+      'eval after a here-document with quotes in an expansion',
+      `cat <<EOF\n\${x:-"ab"}\nEOF\neval ${V}`,
+      REFUSALS.evaluated,
+    ],
+    ['a script for bash -c after more options', `bash -c -o pipefail -v -- ${V}`, REFUSALS.shellScript],
   ])('%s', (_, script, reason) => {
     expect(scriptPlaceProblems(script)).toEqual([`${V}: ${reason}`]);
   });
@@ -108,6 +130,11 @@ describe('words bash evaluates, whatever their quoting, are refused', () => {
     ['brackets in quotes', `echo "[${V}]"`],
     ['a subscript after the hole', `echo ${V}[0]`],
     ['a redirection target', `printf '%s' "${V}" > out`],
+    ['a [ ] comparison', `[ ${V} = x ]`],
+    ['a quoted command name', `"printf" '%s' ${V}`],
+    ['an argument after a bash -c script', `bash -c 'printf %s "$1"' _ ${V}`],
+    ['a script file for bash', `bash -e ./build.sh ${V}`],
+    ['an assignment from a variable, then a command', `X=$Y printf '%s' ${V}`],
   ])('%s is not refused', (_, script) => {
     expect(scriptPlaceProblems(script)).toEqual([]);
   });
@@ -121,6 +148,12 @@ describe('words bash evaluates, whatever their quoting, are refused', () => {
       `let ${V}`,
       `declare -i n=${V}`,
       `read -r ${V} </dev/null`,
+      `\\let ${V}`,
+      `X=1 let ${V}`,
+      `declare "-i" n=${V}`,
+      `[ "-v" ${V} ]`,
+      `{let,} ${V}`,
+      `bash -c ${V}`,
     ]) {
       const raw = script.replace(V, `'${attack}'`);
       expect({ script, ran: run('bash', raw).ran }).toEqual({ script, ran: true });
@@ -183,6 +216,10 @@ const PIECES = [
   '[ ',
   ' ]',
   'let ',
+  "'let' ",
+  'X=1 ',
+  'bash -c ',
+  '{let,} ',
   'declare ',
   'read ',
   'cat <<EOF\n',

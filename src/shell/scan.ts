@@ -6,13 +6,13 @@
 
 import { commandRefusal } from './commands.js';
 import { BREAK, cmd, OPEN, Refusal, type CmdFrame, type Frame, type Heredoc } from './frames.js';
-import { endWord } from './words.js';
+import { endWord, makesPattern, quotedValue } from './words.js';
 import { REFUSALS, type Place, type Scan } from './places.js';
 
 export { REFUSALS, type Place, type Scan } from './places.js';
 
 const HOLE = '\u0000';
-
+const QUOTES = new Set<Frame['t']>(['sq', 'dq', 'ansi']);
 /** Whether a line of a here-document's body is its delimiter line (`<<-` strips its tabs first). */
 const endsHeredoc = (f: Extract<Frame, { t: 'heredoc' }>, line: string) =>
   (f.stripTabs ? line.replace(/^\t+/, '') : line) === f.delimiter;
@@ -76,6 +76,16 @@ class Scanner {
     if (this.texts.length > 1) throw new Refusal(0, REFUSALS.unbalanced(what));
   }
 
+  /** Adds to the value of the word being read (null: its value is not known before it runs). */
+  private literal(text: string | null): void {
+    // Only quotes may stand between a word and its characters: inside a here-document or an
+    // expansion, they are not the word's (and an expansion in a word has made it unknown already).
+    let k = this.stack.length - 1;
+    while (QUOTES.has((this.stack[k] as Frame).t)) k--;
+    const owner = this.stack[k] as Frame;
+    if (owner.t === 'cmd') owner.value = text === null || owner.value === null ? null : owner.value + text;
+  }
+
   private get top(): Frame {
     return this.stack[this.stack.length - 1] as Frame;
   }
@@ -100,13 +110,18 @@ class Scanner {
       case 'sq':
         this.i++;
         if (c === "'") this.stack.pop();
+        else this.literal(c);
         return;
       case 'ansi':
+        if (c === '\\') this.literal(null);
+        else if (c !== "'") this.literal(c);
+      // falls through: both skip an escaped character and end at their closing character
       case 'bq':
         this.i += c === '\\' ? 2 : 1;
         if (c === (f.t === 'ansi' ? "'" : '`')) this.stack.pop();
         return;
       case 'dq':
+        this.literal(quotedValue(c, this.peek(1)));
         return this.quotedChar(c, '"');
       case 'comment':
         if (c === '\n') this.stack.pop();
@@ -137,6 +152,8 @@ class Scanner {
   private dollar(inCmd: boolean): void {
     const n = this.peek(1);
     if (n === undefined && this.atHole(1)) throw new Refusal(this.part, REFUSALS.dollar);
+    // An expansion: the word it stands in is known only when the script runs.
+    if (inCmd && n !== "'" && n !== '"') this.literal(null);
     if (n === '(' && this.peek(2) === '(') {
       this.i += 3;
       this.stack.push({ t: 'arith', parens: 0, close: '))' });
@@ -167,6 +184,7 @@ class Scanner {
     }
     if (c === '\\') {
       f.word += this.text.slice(this.i, this.i + 2);
+      this.literal(this.peek(1) ?? '');
       f.wordStart = false;
       this.i += 2;
       return;
@@ -179,6 +197,9 @@ class Scanner {
     }
     f.word += c;
     f.wordStart = false;
+    // Quotes add nothing themselves, and dollar() knows whether a `$` begins an expansion.
+    if (c === '`' || makesPattern(c, f.value)) this.literal(null);
+    else if (c !== "'" && c !== '"' && c !== '$') this.literal(c);
     if (c === "'") {
       this.i++;
       this.stack.push({ t: 'sq' });
@@ -213,6 +234,7 @@ class Scanner {
     } else if (c === '(' && pattern) return;
     else if (c === '(' && atWordStart && this.peek() === '(') {
       this.i++;
+      f.value = null;
       this.stack.push({ t: 'arith', parens: 0, close: '))' });
     } else if (c === '(') f.parens++;
     else if (c === ')') this.closeParen(f, pattern);
@@ -222,6 +244,7 @@ class Scanner {
   private command(f: CmdFrame): void {
     f.cmdPos = true;
     f.words = [];
+    f.values = [];
   }
 
   private closeParen(f: CmdFrame, pattern: boolean): void {
@@ -343,9 +366,10 @@ class Scanner {
     // The hole belongs to the word of the nearest command frame (quotes included), for [[ ]].
     const owner = [...this.stack].reverse().find((x): x is CmdFrame => x.t === 'cmd');
     if (owner && f.t !== 'heredoc') {
-      const refusal = commandRefusal(owner.words, owner.word, owner.test?.words ?? null);
+      const refusal = commandRefusal(owner.words, owner.values, owner.word, owner.test?.words ?? null);
       if (refusal) throw new Refusal(hole, refusal);
       owner.word += HOLE;
+      owner.value = null;
       owner.holes.push(hole);
     }
     switch (f.t) {

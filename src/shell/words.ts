@@ -1,16 +1,35 @@
-// What a finished word does to the command frame it ends in (scan.ts): a `case`'s own words, a
-// `[[ ]]` test's words, reserved words and assignments at command position, a command's arguments.
+// What a word's characters add to its value after quote removal, and what a finished word does to
+// the command frame it ends in (scan.ts): a `case`'s own words, a `[[ ]]` test's words, reserved
+// words and assignments at command position, a command's arguments.
 import { ASSIGNMENT, KEEPS_COMMAND_POSITION } from './commands.js';
 import { Refusal, type CmdFrame, type TestState } from './frames.js';
 import { REFUSALS } from './places.js';
+
+/**
+ * Whether an unquoted character makes the word a glob or brace pattern, whose words are known only
+ * when it runs (`[` alone is the test command, `{` alone a reserved word).
+ */
+export const makesPattern = (c: string, value: string | null) =>
+  c === '*' || c === '?' || (c === ']' && !!value?.includes('[')) || (c === '}' && !!value?.includes('{'));
+
+/** What a character inside double quotes adds to its word's value (`next` follows it). */
+export function quotedValue(c: string, next: string | undefined): string | null {
+  if (c === '$' || c === '`') return null;
+  if (c === '"') return '';
+  if (c !== '\\') return c;
+  if (next === '\n') return '';
+  return next !== undefined && '$`"\\'.includes(next) ? next : c + (next ?? '');
+}
 
 const TEST_ARITH = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 
 /** A word of a command frame has ended: what it does to the command being read. */
 export function endWord(f: CmdFrame): void {
   const w = f.word;
+  const value = f.value;
   const holes = f.holes;
   f.word = '';
+  f.value = '';
   f.holes = [];
   f.wordStart = true;
   if (w === '') return;
@@ -40,6 +59,7 @@ export function endWord(f: CmdFrame): void {
     if (!ASSIGNMENT.test(w)) f.cmdPos = false;
   }
   f.words.push(w);
+  f.values.push(value);
 }
 
 /** A word read as part of a `case` command's own syntax; false for the commands inside it. */
