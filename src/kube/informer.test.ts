@@ -330,13 +330,21 @@ describe('lists in pages, and keeps objects without managedFields', () => {
       },
       '/apis/g/v1/things',
       'app',
+      (o) => {
+        // Each item is cut as its page arrives, before the next page is asked for.
+        asked.push(`each ${o.metadata.name}`);
+        return { metadata: { ...o.metadata, name: o.metadata.name.toUpperCase() } };
+      },
       2,
     );
-    expect(got.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
+    expect(got.items.map((o) => o.metadata.name)).toEqual(['A', 'B', 'C']);
     expect(got.metadata.resourceVersion).toBe('5');
     expect(asked).toEqual([
       '/apis/g/v1/things?limit=2&labelSelector=app',
+      'each a',
+      'each b',
       '/apis/g/v1/things?limit=2&labelSelector=app&continue=t1',
+      'each c',
       '/apis/g/v1/things?limit=2&labelSelector=app&continue=t2',
     ]);
   });
@@ -348,7 +356,10 @@ describe('lists in pages, and keeps objects without managedFields', () => {
     };
     expect(withoutManagedFields(big)).toEqual({ metadata: obj('a', '1').metadata, spec: { x: 1 } });
     const lw: ListWatch<Obj> = {
-      list: async () => ({ items: [big as unknown as Obj], metadata: { resourceVersion: '1' } }),
+      list: async (_path, _labels, each) => ({
+        items: [big as unknown as Obj].map((o) => each?.(o) ?? o),
+        metadata: { resourceVersion: '1' },
+      }),
       watch: async () => ({ abort: () => undefined }),
     };
     const inf = new ResilientInformer<Obj>(new k8s.KubeConfig(), {

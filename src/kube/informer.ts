@@ -224,11 +224,15 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
   }
 
   private async relist(): Promise<void> {
-    const list = await this.lw.list(this.opts.path, this.opts.labelSelector);
+    // Each page is cut to what the cache keeps as it arrives: a relist of a large collection holds
+    // one page of whole objects at a time, not the whole collection.
+    const list = await this.lw.list(this.opts.path, this.opts.labelSelector, (o) =>
+      cachedStrings.internAll(this.transform(o)),
+    );
     const seen = new Set<string>();
     for (const item of list.items ?? []) {
       seen.add(ResilientInformer.key(item));
-      this.upsert(item);
+      this.upsert(item, false, true);
     }
     for (const old of this.list()) if (!seen.has(ResilientInformer.key(old))) this.remove(old);
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
@@ -308,8 +312,9 @@ export class ResilientInformer<T extends KubeObject> extends EventEmitter<Events
     this.upsert(received, true);
   }
 
-  private upsert(received: T, written = false): void {
-    const obj = cachedStrings.internAll(this.transform(received));
+  /** `kept`: already cut to what the cache keeps (a relist's items). */
+  private upsert(received: T, written = false, kept = false): void {
+    const obj = kept ? received : cachedStrings.internAll(this.transform(received));
     // What the watch brings from before this process's own write is not news any more (the key is
     // built only while some write is ahead of the watch: not for every event).
     if (!written && this.overlaid.size > 0) {

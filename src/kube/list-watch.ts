@@ -5,9 +5,11 @@ import { watch } from './watch.js';
 
 /** The two calls an informer makes; the API server's by default, a stub in unit tests. */
 export interface ListWatch<T> {
+  /** `each` maps each item as its page arrives (what a cache keeps), so no page outlives its turn. */
   list(
     path: string,
     labelSelector?: string,
+    each?: (item: T) => T,
   ): Promise<{ items?: T[]; metadata?: { resourceVersion?: string } }>;
   /** Starts a watch; `onEvent` per event, `onDone` once when it ends. Resolves once it is open. */
   watch(
@@ -31,6 +33,7 @@ export async function pagedList<T>(
   get: (pathAndQuery: string) => Promise<unknown>,
   path: string,
   labelSelector?: string,
+  each: (item: T) => T = (item) => item,
   limit = LIST_PAGE_SIZE,
 ): Promise<{ items: T[]; metadata: { resourceVersion?: string } }> {
   const items: T[] = [];
@@ -41,7 +44,7 @@ export async function pagedList<T>(
     if (labelSelector) q.set('labelSelector', labelSelector);
     if (token) q.set('continue', token);
     const page = (await get(`${path}?${q.toString()}`)) as ListPage<T>;
-    items.push(...(page.items ?? []));
+    for (const item of page.items ?? []) items.push(each(item));
     resourceVersion = page.metadata?.resourceVersion;
     token = page.metadata?.continue || undefined;
   } while (token);
@@ -50,7 +53,8 @@ export async function pagedList<T>(
 
 export function apiServerListWatch<T>(kc: KubeAccess): ListWatch<T> {
   return {
-    list: (path, labelSelector) => pagedList<T>((p) => rawJson(kc, 'GET', p), path, labelSelector),
+    list: (path, labelSelector, each) =>
+      pagedList<T>((p) => rawJson(kc, 'GET', p), path, labelSelector, each),
     watch: (path, params, onEvent, onDone) => watch(kc, path, params, onEvent, onDone),
   };
 }

@@ -27,9 +27,9 @@ it('lists again after a 410 Gone and reports every change it missed, deletions i
   let held = Promise.resolve();
   const calls: string[] = [];
   const lw: ListWatch<ConfigMap> = {
-    list: async (path, selector) => {
+    list: async (path, selector, each) => {
       calls.push('list');
-      return real.list(path, selector);
+      return real.list(path, selector, each);
     },
     watch: async (path, params, onEvent, onDone) => {
       await held;
