@@ -179,21 +179,36 @@ export const envFromSchema: Schema = arrayOf(
   { maxItems: 16 },
 );
 
+/**
+ * The fields of a step that runs in a container of its own (runs-on kubernetes): one list for a
+ * Workflow's step, a Promise pipeline's container and the Run, and what admission refuses on a step
+ * of another runtime.
+ */
+export const containerStepSchemas = {
+  image: imageSchema,
+  command: commandSchema,
+  args: argsSchema,
+  workingDir: workingDirSchema,
+  resources: resourcesSchema,
+  volumeMounts: volumeMountsSchema,
+  envFrom: envFromSchema,
+};
+export const CONTAINER_STEP_FIELDS = Object.keys(
+  containerStepSchemas,
+) as (keyof typeof containerStepSchemas)[];
+
+/** What a job of runs-on kubernetes sets for the Pods of its steps. */
+export const podSchemas = {
+  serviceAccountName: serviceAccountNameSchema,
+  nodeSelector: nodeSelectorSchema,
+  tolerations: tolerationsSchema,
+  volumes: volumesSchema,
+};
+export const POD_FIELDS = Object.keys(podSchemas) as (keyof typeof podSchemas)[];
+
 /** What a Run of the kubernetes runtime carries to the Pod executor. */
 export const runContainerSchema: Schema = obj(
   'The container that runs this step (runtime kubernetes): the image, and the command when not a script.',
-  {
-    image: imageSchema,
-    command: commandSchema,
-    args: argsSchema,
-    workingDir: workingDirSchema,
-    resources: resourcesSchema,
-    serviceAccountName: serviceAccountNameSchema,
-    nodeSelector: nodeSelectorSchema,
-    tolerations: tolerationsSchema,
-    volumes: volumesSchema,
-    volumeMounts: volumeMountsSchema,
-    envFrom: envFromSchema,
-  },
+  { ...containerStepSchemas, ...podSchemas },
   { required: ['image'] },
 );

@@ -40,13 +40,7 @@ export const stepSchema: Schema = obj(
       minLength: 1,
       maxLength: L.MAX_SCRIPT_LENGTH,
     }),
-    image: C.imageSchema,
-    command: C.commandSchema,
-    args: C.argsSchema,
-    workingDir: C.workingDirSchema,
-    resources: C.resourcesSchema,
-    volumeMounts: C.volumeMountsSchema,
-    envFrom: C.envFromSchema,
+    ...C.containerStepSchemas,
     env: mapOf('Environment variables of the step.', expressionValue('An environment value.'), {
       maxProperties: L.MAX_ENV_PER_STEP,
       'x-kubernetes-validations': [
@@ -106,10 +100,7 @@ export const jobSchema: Schema = obj(
         ],
       },
     ),
-    serviceAccountName: C.serviceAccountNameSchema,
-    nodeSelector: C.nodeSelectorSchema,
-    tolerations: C.tolerationsSchema,
-    volumes: C.volumesSchema,
+    ...C.podSchemas,
     uses: usesSchema('Name of the reusable Workflow this call job runs, in the same namespace.'),
     with: withSchema(
       'Inputs given to the called Workflow: strings (which may hold ${{ }} expressions), numbers or booleans.',
@@ -131,7 +122,7 @@ export const jobSchema: Schema = obj(
         message: MSG.imageRuntime,
       },
       {
-        rule: `!has(self.runs__dash__on) || self.runs__dash__on == '${P.CONTAINER_RUNTIME}' || (!has(self.serviceAccountName) && !has(self.nodeSelector) && !has(self.tolerations) && !has(self.volumes))`,
+        rule: `!has(self.runs__dash__on) || self.runs__dash__on == '${P.CONTAINER_RUNTIME}' || (${C.POD_FIELDS.map((f) => `!has(self.${f})`).join(' && ')})`,
         message: MSG.podFieldsRuntime,
       },
     ],

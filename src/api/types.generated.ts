@@ -730,6 +730,70 @@ export interface RunSpec {
       };
     };
     /**
+     * Volumes of the job mounted into the step's container.
+     *
+     * @maxItems 16
+     *
+     * Items: One mount.
+     */
+    volumeMounts?: {
+      /**
+       * The volume (spec.volumes of the job, or of a Kratix-shaped pipeline).
+       */
+      name: string;
+      /**
+       * Absolute path in the container; not under /krt or /kratix.
+       */
+      mountPath: string;
+      /**
+       * A path inside the volume to mount instead of its root.
+       */
+      subPath?: string;
+      /**
+       * Mounted read-only.
+       */
+      readOnly?: boolean;
+    }[];
+    /**
+     * Every key of a ConfigMap or a Secret of the namespace as variables, as in a Pod.
+     *
+     * @maxItems 16
+     *
+     * Items: One source: exactly one of configMapRef, secretRef.
+     */
+    envFrom?: {
+      /**
+       * Put before each key.
+       */
+      prefix?: string;
+      /**
+       * A ConfigMap.
+       */
+      configMapRef?: {
+        /**
+         * Its name.
+         */
+        name: string;
+        /**
+         * Missing is not an error.
+         */
+        optional?: boolean;
+      };
+      /**
+       * A Secret; its values are masked in logs.
+       */
+      secretRef?: {
+        /**
+         * Its name.
+         */
+        name: string;
+        /**
+         * Missing is not an error.
+         */
+        optional?: boolean;
+      };
+    }[];
+    /**
      * Service account of the job's step Pods (runs-on: kubernetes); the namespace's default when unset.
      */
     serviceAccountName?: string;
@@ -855,70 +919,6 @@ export interface RunSpec {
          * At most this much.
          */
         sizeLimit?: string;
-      };
-    }[];
-    /**
-     * Volumes of the job mounted into the step's container.
-     *
-     * @maxItems 16
-     *
-     * Items: One mount.
-     */
-    volumeMounts?: {
-      /**
-       * The volume (spec.volumes of the job, or of a Kratix-shaped pipeline).
-       */
-      name: string;
-      /**
-       * Absolute path in the container; not under /krt or /kratix.
-       */
-      mountPath: string;
-      /**
-       * A path inside the volume to mount instead of its root.
-       */
-      subPath?: string;
-      /**
-       * Mounted read-only.
-       */
-      readOnly?: boolean;
-    }[];
-    /**
-     * Every key of a ConfigMap or a Secret of the namespace as variables, as in a Pod.
-     *
-     * @maxItems 16
-     *
-     * Items: One source: exactly one of configMapRef, secretRef.
-     */
-    envFrom?: {
-      /**
-       * Put before each key.
-       */
-      prefix?: string;
-      /**
-       * A ConfigMap.
-       */
-      configMapRef?: {
-        /**
-         * Its name.
-         */
-        name: string;
-        /**
-         * Missing is not an error.
-         */
-        optional?: boolean;
-      };
-      /**
-       * A Secret; its values are masked in logs.
-       */
-      secretRef?: {
-        /**
-         * Its name.
-         */
-        name: string;
-        /**
-         * Missing is not an error.
-         */
-        optional?: boolean;
       };
     }[];
   };
@@ -1668,43 +1668,29 @@ export interface PipelineContainer {
     };
   };
   /**
-   * Environment variables, as in a Pod; a value may read ${{ resource.<path> }}.
+   * Volumes of the job mounted into the step's container.
    *
-   * @maxItems 100
+   * @maxItems 16
    *
-   * Items: One variable.
+   * Items: One mount.
    */
-  env?: {
+  volumeMounts?: {
     /**
-     * Variable name.
+     * The volume (spec.volumes of the job, or of a Kratix-shaped pipeline).
      */
     name: string;
     /**
-     * The value.
+     * Absolute path in the container; not under /krt or /kratix.
      */
-    value?: string;
+    mountPath: string;
     /**
-     * Where the value comes from when the step starts, instead of value.
+     * A path inside the volume to mount instead of its root.
      */
-    valueFrom?: {
-      /**
-       * A key of a Secret in the namespace of the run.
-       */
-      secretKeyRef?: {
-        /**
-         * Name of the Secret.
-         */
-        name: string;
-        /**
-         * The key of the Secret whose value the variable takes.
-         */
-        key: string;
-        /**
-         * A missing Secret or key gives no variable instead of failing the step.
-         */
-        optional?: boolean;
-      };
-    };
+    subPath?: string;
+    /**
+     * Mounted read-only.
+     */
+    readOnly?: boolean;
   }[];
   /**
    * Every key of a ConfigMap or a Secret of the namespace as variables, as in a Pod.
@@ -1746,29 +1732,43 @@ export interface PipelineContainer {
     };
   }[];
   /**
-   * Volumes of the job mounted into the step's container.
+   * Environment variables, as in a Pod; a value may read ${{ resource.<path> }}.
    *
-   * @maxItems 16
+   * @maxItems 100
    *
-   * Items: One mount.
+   * Items: One variable.
    */
-  volumeMounts?: {
+  env?: {
     /**
-     * The volume (spec.volumes of the job, or of a Kratix-shaped pipeline).
+     * Variable name.
      */
     name: string;
     /**
-     * Absolute path in the container; not under /krt or /kratix.
+     * The value.
      */
-    mountPath: string;
+    value?: string;
     /**
-     * A path inside the volume to mount instead of its root.
+     * Where the value comes from when the step starts, instead of value.
      */
-    subPath?: string;
-    /**
-     * Mounted read-only.
-     */
-    readOnly?: boolean;
+    valueFrom?: {
+      /**
+       * A key of a Secret in the namespace of the run.
+       */
+      secretKeyRef?: {
+        /**
+         * Name of the Secret.
+         */
+        name: string;
+        /**
+         * The key of the Secret whose value the variable takes.
+         */
+        key: string;
+        /**
+         * A missing Secret or key gives no variable instead of failing the step.
+         */
+        optional?: boolean;
+      };
+    };
   }[];
 }
 /**

@@ -52,10 +52,46 @@ function imageOf(pod: PodLike, name: string): string {
   );
 }
 
+type Failed = Extract<PodOutcome, { state: 'failed' }>;
+
+/** A container's own message, after what we say of it. */
+const detail = (message: string | undefined) => (message ? `: ${message.trim()}` : '');
+
 export function podOutcome(pod: PodLike, now: number, stuckMs: number): PodOutcome {
-  const s = pod.status ?? {};
   const age = now - new Date(pod.metadata?.creationTimestamp ?? now).getTime();
   const stuck = age >= stuckMs;
+  const failed =
+    podFailure(pod) ?? containerFailure(pod) ?? waitingFailure(pod, stuck) ?? unschedulable(pod, stuck);
+  if (failed) return failed;
+  const s = pod.status ?? {};
+  const report = statusOf(pod, REPORT_CONTAINER)?.state?.terminated;
+  if (report)
+    return report.exitCode === 0
+      ? { state: 'reported' }
+      : {
+          state: 'failed',
+          reason: 'ReportFailed',
+          message: `the step ended, but reading what it wrote failed (exit ${report.exitCode ?? '?'})${detail(report.message)}`,
+        };
+  if (s.phase === 'Failed')
+    return { state: 'failed', reason: s.reason ?? 'PodFailed', message: s.message ?? 'the step Pod failed' };
+  const step = statusOf(pod, STEP_CONTAINER)?.state;
+  if (step?.running || step?.terminated) return { state: 'running' };
+  // Whatever holds it (a volume that cannot be mounted, a sandbox that cannot be made), a Pod that
+  // has not started its step by now will not be left waiting for ever; the executor quotes the
+  // Pod's last Warning Event, which names the cause.
+  if (stuck)
+    return {
+      state: 'failed',
+      reason: POD_STUCK,
+      message: `the step Pod did not start its step within ${Math.round(stuckMs / 1000)}s`,
+    };
+  return { state: 'pending' };
+}
+
+/** The Pod as a whole was ended: its deadline passed, or the node evicted it. */
+function podFailure(pod: PodLike): Failed | undefined {
+  const s = pod.status ?? {};
   if (s.reason === 'DeadlineExceeded')
     return {
       state: 'failed',
@@ -69,64 +105,51 @@ export function podOutcome(pod: PodLike, now: number, stuckMs: number): PodOutco
       reason: 'Evicted',
       message: `the node evicted the step Pod: ${s.message ?? ''}`.trim(),
     };
-  const step = statusOf(pod, STEP_CONTAINER)?.state;
-  const t = step?.terminated;
+  return undefined;
+}
+
+/** The step or the preparing of its files ended badly. */
+function containerFailure(pod: PodLike): Failed | undefined {
+  const t = statusOf(pod, STEP_CONTAINER)?.state?.terminated;
+  const exitCode = t?.exitCode !== undefined ? { exitCode: t.exitCode } : {};
   if (t && t.reason === 'OOMKilled')
     return {
       state: 'failed',
       reason: 'OOMKilled',
       message: 'the step used more memory than its limit (resources.limits.memory) and was killed',
-      ...(t.exitCode !== undefined ? { exitCode: t.exitCode } : {}),
+      ...exitCode,
     };
   if (t && t.exitCode !== 0)
     return {
       state: 'failed',
       reason: 'NonZeroExit',
-      message: `the step exited with code ${t.exitCode ?? '?'}${t.message ? `: ${t.message.trim()}` : ''}`,
-      ...(t.exitCode !== undefined ? { exitCode: t.exitCode } : {}),
+      message: `the step exited with code ${t.exitCode ?? '?'}${detail(t.message)}`,
+      ...exitCode,
     };
   const prep = statusOf(pod, PREPARE_CONTAINER)?.state?.terminated;
   if (prep && prep.exitCode !== 0)
     return {
       state: 'failed',
       reason: 'StartError',
-      message: `preparing the step's files failed (exit ${prep.exitCode ?? '?'})${prep.message ? `: ${prep.message.trim()}` : ''}`,
+      message: `preparing the step's files failed (exit ${prep.exitCode ?? '?'})${detail(prep.message)}`,
     };
-  const waiting = waitingFailure(pod, stuck);
-  if (waiting) return waiting;
-  const scheduled = s.conditions?.find((c) => c.type === 'PodScheduled');
+  return undefined;
+}
+
+/** No node can run the Pod, for longer than a Pod may wait. */
+function unschedulable(pod: PodLike, stuck: boolean): Failed | undefined {
+  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable' && stuck)
     return {
       state: 'failed',
       reason: 'Unschedulable',
       message: `no node can run the step Pod: ${scheduled.message ?? ''}`.trim(),
     };
-  const report = statusOf(pod, REPORT_CONTAINER)?.state?.terminated;
-  if (report)
-    return report.exitCode === 0
-      ? { state: 'reported' }
-      : {
-          state: 'failed',
-          reason: 'ReportFailed',
-          message: `the step ended, but reading what it wrote failed (exit ${report.exitCode ?? '?'})${report.message ? `: ${report.message.trim()}` : ''}`,
-        };
-  if (s.phase === 'Failed')
-    return { state: 'failed', reason: s.reason ?? 'PodFailed', message: s.message ?? 'the step Pod failed' };
-  if (step?.running || t) return { state: 'running' };
-  // Whatever holds it (a volume that cannot be mounted, a sandbox that cannot be made), a Pod that
-  // has not started its step by now will not be left waiting for ever; the executor quotes the
-  // Pod's last Warning Event, which names the cause.
-  if (stuck)
-    return {
-      state: 'failed',
-      reason: POD_STUCK,
-      message: `the step Pod did not start its step within ${Math.round(stuckMs / 1000)}s`,
-    };
-  return { state: 'pending' };
+  return undefined;
 }
 
 /** A container that waits for what will not come: an image that cannot be pulled, a missing Secret. */
-function waitingFailure(pod: PodLike, stuck: boolean): Extract<PodOutcome, { state: 'failed' }> | undefined {
+function waitingFailure(pod: PodLike, stuck: boolean): Failed | undefined {
   for (const name of [PREPARE_CONTAINER, STEP_CONTAINER, REPORT_CONTAINER]) {
     const w = statusOf(pod, name)?.state?.waiting;
     if (!w?.reason) continue;

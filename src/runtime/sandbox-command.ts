@@ -103,6 +103,7 @@ export function sandboxCommand(
   inner: string[],
 ): { file: string; args: string[] } {
   const l = o.limits;
+  const size = String(l.workspaceBytes);
   const args = [
     `--nproc=${l.processes}`,
     `--as=${l.memoryBytes}`,
@@ -110,6 +111,21 @@ export function sandboxCommand(
     `--nofile=${l.openFiles}`,
     '--',
     o.bwrap,
+    ...namespaces(o),
+    ...systemMounts(o, files),
+    ...['--size', size, '--tmpfs', '/tmp', '--size', size, '--tmpfs', INSIDE.workspace],
+    ...stepFileMounts(files),
+    '--chdir',
+    INSIDE.workspace,
+    '--',
+    ...inner,
+  ];
+  return { file: 'prlimit', args };
+}
+
+/** bwrap's options for the step's namespaces, identity and seccomp filter. */
+function namespaces(o: SandboxOptions): string[] {
+  return [
     // A killed agent (and launcher) leaves no step behind.
     '--die-with-parent',
     '--unshare-user',
@@ -129,6 +145,11 @@ export function sandboxCommand(
     'krt-step',
     ...(o.seccomp ? ['--seccomp', String(SECCOMP_FD)] : []),
   ];
+}
+
+/** The read-only system, the step's own passwd and group, /proc and /dev. */
+function systemMounts(o: SandboxOptions, files: StepFiles): string[] {
+  const args: string[] = [];
   for (const s of o.system) {
     if (s.link !== undefined) args.push('--symlink', s.link, s.path);
     else args.push('--ro-bind', s.path, s.path);
@@ -136,33 +157,19 @@ export function sandboxCommand(
   for (const f of o.etc) args.push('--ro-bind-try', f, f);
   args.push('--ro-bind', files.passwd, '/etc/passwd', '--ro-bind', files.group, '/etc/group');
   args.push('--proc', '/proc', '--dev', '/dev');
-  const size = String(l.workspaceBytes);
-  args.push('--size', size, '--tmpfs', '/tmp', '--size', size, '--tmpfs', INSIDE.workspace);
-  args.push(
-    '--ro-bind',
-    files.script,
-    INSIDE.script,
-    '--bind',
-    files.output,
-    INSIDE.output,
-    '--bind',
-    files.control,
-    INSIDE.control,
-    '--bind',
-    files.status,
-    INSIDE.status,
-    '--ro-bind',
-    files.input,
-    INSIDE.input,
-    '--bind',
-    files.outputDir,
-    INSIDE.outputDir,
-    '--chdir',
-    INSIDE.workspace,
-    '--',
-    ...inner,
-  );
-  return { file: 'prlimit', args };
+  return args;
+}
+
+/** The KRT_* files, one by one: the script and input read-only, what the step writes bound. */
+function stepFileMounts(files: StepFiles): string[] {
+  return [
+    ...['--ro-bind', files.script, INSIDE.script],
+    ...['--bind', files.output, INSIDE.output],
+    ...['--bind', files.control, INSIDE.control],
+    ...['--bind', files.status, INSIDE.status],
+    ...['--ro-bind', files.input, INSIDE.input],
+    ...['--bind', files.outputDir, INSIDE.outputDir],
+  ];
 }
 
 /**

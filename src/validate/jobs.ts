@@ -3,7 +3,8 @@
 import { MSG } from '../api/messages.js';
 import { CONTAINER_RUNTIME, LABEL_KEY_PATTERN } from '../api/patterns.js';
 import { ENV_NAME_PATTERN, JOB_NAME_PATTERN, matches, STEP_NAME_PATTERN } from '../api/patterns.js';
-import type { JobSpec } from '../api/types.js';
+import { CONTAINER_STEP_FIELDS, POD_FIELDS } from '../api/container-schema.js';
+import type { JobSpec, StepSpec } from '../api/types.js';
 import { fieldError, type FieldError } from '../fielderror.js';
 import { isUpstream, jobGraphErrors } from '../graph/jobs.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../limits.js';
@@ -83,8 +84,21 @@ function containerShapeErrors(job: JobSpec, field: string): FieldError[] {
   const errors: FieldError[] = [];
   const containers = job['runs-on'] === CONTAINER_RUNTIME;
   if (!containers)
-    for (const f of ['serviceAccountName', 'nodeSelector', 'tolerations', 'volumes'] as const)
+    for (const f of POD_FIELDS)
       if (job[f] !== undefined) errors.push(fieldError(`${field}.${f}`, MSG.podFieldsRuntime));
+  const volumes = volumeNames(job, field, errors);
+  for (const k of Object.keys(isObject(job.nodeSelector) ? job.nodeSelector : {}))
+    if (!matches(LABEL_KEY_PATTERN, k))
+      errors.push(fieldError(`${field}.nodeSelector.${k}`, 'node selector keys must be label keys'));
+  job.steps.forEach((step, i) => {
+    if (isObject(step))
+      errors.push(...stepContainerErrors(step, `${field}.steps[${i}]`, containers, volumes));
+  });
+  return errors;
+}
+
+/** The names of a job's volumes, each checked: one source, not ours, not twice. */
+function volumeNames(job: JobSpec, field: string, errors: FieldError[]): Set<string> {
   const volumes = new Set<string>();
   (Array.isArray(job.volumes) ? job.volumes : []).forEach((v, i) => {
     if (!isObject(v)) return;
@@ -101,49 +115,45 @@ function containerShapeErrors(job: JobSpec, field: string): FieldError[] {
       errors.push(fieldError(`${field}.volumes[${i}].name`, `duplicate volume name "${v.name}"`));
     volumes.add(v.name);
   });
-  for (const k of Object.keys(isObject(job.nodeSelector) ? job.nodeSelector : {}))
-    if (!matches(LABEL_KEY_PATTERN, k))
-      errors.push(fieldError(`${field}.nodeSelector.${k}`, 'node selector keys must be label keys'));
-  job.steps.forEach((step, i) => {
-    if (!isObject(step)) return;
-    const at = `${field}.steps[${i}]`;
-    if (containers && step.image === undefined)
-      errors.push(fieldError(`${at}.image`, `required with runs-on: ${CONTAINER_RUNTIME}`));
-    if (!containers)
-      for (const f of [
-        'image',
-        'command',
-        'args',
-        'workingDir',
-        'resources',
-        'volumeMounts',
-        'envFrom',
-      ] as const)
-        if (step[f] !== undefined)
-          errors.push(fieldError(`${at}.${f}`, `only a step of runs-on: ${CONTAINER_RUNTIME} may have ${f}`));
-    if (step.run === undefined && step.image === undefined)
-      errors.push(fieldError(`${at}.run`, 'required value'));
-    if (step.run !== undefined && step.command !== undefined)
-      errors.push(fieldError(`${at}.command`, MSG.runOrCommand));
-    const mounted = new Set<string>();
-    (Array.isArray(step.volumeMounts) ? step.volumeMounts : []).forEach((m, n) => {
-      if (!isObject(m)) return;
-      const mf = `${at}.volumeMounts[${n}]`;
-      if (!volumes.has(m.name))
-        errors.push(fieldError(`${mf}.name`, `no volume "${m.name}" in the job's volumes`));
-      if (typeof m.mountPath === 'string' && /^\/(krt|kratix)(\/|$)/.test(m.mountPath))
-        errors.push(fieldError(`${mf}.mountPath`, 'is where the step finds its own files: mount elsewhere'));
-      if (mounted.has(m.mountPath))
-        errors.push(fieldError(`${mf}.mountPath`, `"${m.mountPath}" is mounted twice`));
-      mounted.add(m.mountPath);
-    });
-    (Array.isArray(step.envFrom) ? step.envFrom : []).forEach((e, n) => {
-      if (isObject(e) && (e.configMapRef === undefined) === (e.secretRef === undefined))
-        errors.push(fieldError(`${at}.envFrom[${n}]`, 'a source has exactly one of configMapRef, secretRef'));
-    });
-    if (step.limits !== undefined && containers)
-      errors.push(fieldError(`${at}.limits`, 'is for sandboxed runtimes; a container step sets resources'));
+  return volumes;
+}
+
+/** A step's container fields against its job's runtime, and its mounts against the job's volumes. */
+function stepContainerErrors(
+  step: StepSpec,
+  at: string,
+  containers: boolean,
+  volumes: Set<string>,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  if (containers && step.image === undefined)
+    errors.push(fieldError(`${at}.image`, `required with runs-on: ${CONTAINER_RUNTIME}`));
+  if (!containers)
+    for (const f of CONTAINER_STEP_FIELDS)
+      if (step[f] !== undefined)
+        errors.push(fieldError(`${at}.${f}`, `only a step of runs-on: ${CONTAINER_RUNTIME} may have ${f}`));
+  if (step.run === undefined && step.image === undefined)
+    errors.push(fieldError(`${at}.run`, 'required value'));
+  if (step.run !== undefined && step.command !== undefined)
+    errors.push(fieldError(`${at}.command`, MSG.runOrCommand));
+  const mounted = new Set<string>();
+  (Array.isArray(step.volumeMounts) ? step.volumeMounts : []).forEach((m, n) => {
+    if (!isObject(m)) return;
+    const mf = `${at}.volumeMounts[${n}]`;
+    if (!volumes.has(m.name))
+      errors.push(fieldError(`${mf}.name`, `no volume "${m.name}" in the job's volumes`));
+    if (typeof m.mountPath === 'string' && /^\/(krt|kratix)(\/|$)/.test(m.mountPath))
+      errors.push(fieldError(`${mf}.mountPath`, 'is where the step finds its own files: mount elsewhere'));
+    if (mounted.has(m.mountPath))
+      errors.push(fieldError(`${mf}.mountPath`, `"${m.mountPath}" is mounted twice`));
+    mounted.add(m.mountPath);
   });
+  (Array.isArray(step.envFrom) ? step.envFrom : []).forEach((e, n) => {
+    if (isObject(e) && (e.configMapRef === undefined) === (e.secretRef === undefined))
+      errors.push(fieldError(`${at}.envFrom[${n}]`, 'a source has exactly one of configMapRef, secretRef'));
+  });
+  if (step.limits !== undefined && containers)
+    errors.push(fieldError(`${at}.limits`, 'is for sandboxed runtimes; a container step sets resources'));
   return errors;
 }
 
