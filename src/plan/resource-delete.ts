@@ -189,16 +189,13 @@ function startDelete(
   actions: ResourceAction[],
 ): ResourceDelete {
   const pipeline = deletePipeline(o.promise);
-  const made = buildPipelineRun(
-    o.resource,
-    o.promise,
-    pipeline as never,
+  const made = buildPipelineRun(o.resource, o.promise, pipeline as never, {
     round,
     hash,
-    {},
-    o.workflow,
-    attempt,
-  );
+    earlier: {},
+    workflow: o.workflow,
+    deleteAttempt: attempt,
+  });
   const d: ResourceDelete = { hash, round, attempt, phase: 'Running' };
   if ('error' in made && typeof made.error === 'string')
     return { ...d, phase: 'Failed', message: made.error };

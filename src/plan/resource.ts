@@ -92,23 +92,7 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
     if (manual) setLabels[LABEL_MANUAL_RECONCILIATION] = null;
     state = stateOf(workflows.round ?? 0, r.entries);
   } else if (state === 'running' && !paused) {
-    // The first pipeline not yet Succeeded starts once every earlier one has; one recorded as
-    // started whose run the cache does not show yet is created again (its name is deterministic).
-    const i = r.entries.findIndex((e) => e.phase !== 'Succeeded');
-    const e = r.entries[i];
-    if (e && !r.runOf.get(e.name ?? '') && (e.phase === 'Pending' || e.phase === 'Running'))
-      startPipeline(o, i, r.round, workflows.hash ?? hash, r.entries, r.runOf, actions);
-    else if (e?.phase === 'Running' && e.nextRetryAt && o.now.getTime() >= Date.parse(e.nextRetryAt))
-      startPipeline(
-        o,
-        i,
-        r.round,
-        workflows.hash ?? hash,
-        r.entries,
-        r.runOf,
-        actions,
-        (e.attempts ?? 1) + 1,
-      );
+    continueRound(o, r, workflows.hash ?? hash, actions);
     state = stateOf(r.round, r.entries);
   }
   suspendedLabel(state, r, labels[LABEL_SUSPENDED] === 'true', paused, setLabels, actions);
@@ -130,6 +114,20 @@ function planConfigure(observed: ResourceObserved): ResourcePlan {
   if (retry && !paused)
     plan.requeueAfter = Math.max(0, Date.parse(retry.nextRetryAt ?? '') - o.now.getTime());
   return plan;
+}
+
+/**
+ * A round that runs goes on: the first pipeline not yet Succeeded starts once every earlier one has,
+ * or again when its retry is due; one recorded as started whose run the cache does not show yet is
+ * created again (its name is deterministic).
+ */
+function continueRound(o: ResourceObserved, r: Round, hash: string, actions: ResourceAction[]): void {
+  const i = r.entries.findIndex((e) => e.phase !== 'Succeeded');
+  const e = r.entries[i];
+  if (e && !r.runOf.get(e.name ?? '') && (e.phase === 'Pending' || e.phase === 'Running'))
+    startPipeline(o, i, r.round, hash, r.entries, r.runOf, actions);
+  else if (e?.phase === 'Running' && e.nextRetryAt && o.now.getTime() >= Date.parse(e.nextRetryAt))
+    startPipeline(o, i, r.round, hash, r.entries, r.runOf, actions, (e.attempts ?? 1) + 1);
 }
 
 /** What the current round of the configure workflow has done, from the status and the runs. */
@@ -321,17 +319,13 @@ function startPipeline(
     const run = runOf.get(e.name ?? '');
     if (run) earlier[e.name ?? ''] = o.filesOf(run);
   }
-  const run = buildPipelineRun(
-    o.resource,
-    o.promise,
-    pipeline,
+  const run = buildPipelineRun(o.resource, o.promise, pipeline, {
     round,
     hash,
     earlier,
-    o.workflow,
-    undefined,
-    attempt,
-  );
+    workflow: o.workflow,
+    configureAttempt: attempt,
+  });
   if ('error' in run && typeof run.error === 'string') {
     entries[i] = { ...entry, phase: 'Failed', message: run.error };
     return;

@@ -145,7 +145,7 @@ describe('Kratix-shaped pipelines (spec.containers)', () => {
       spec: { quota: "1'; rm -rf /" },
     } as ResourceObject;
     const p = promise([kratix(two)]);
-    const run = buildPipelineRun(resource, p, kratix(two), 1, 'h', {});
+    const run = buildPipelineRun(resource, p, kratix(two), { round: 1, hash: 'h', earlier: {} });
     if ('error' in run) throw new Error(run.error);
     const [render, publish] = run.spec.jobs.instance?.steps ?? [];
     expect(render?.command).toEqual(['sh', '-c', "echo 1'; rm -rf /"]);

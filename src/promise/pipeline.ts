@@ -181,70 +181,87 @@ function pipelineJobs(
   return { jobs: materialize(wf, inputs.values).jobs };
 }
 
+/** Which run of a pipeline to build: its round, and the attempt of a configure or a delete. */
+export interface PipelineRunOptions {
+  round: number;
+  hash: string;
+  /** What earlier pipelines of the round wrote, by pipeline. */
+  earlier: Record<string, Files>;
+  workflow?: WorkflowLookup;
+  /** The delete workflow's attempt of its round; absent for a configure pipeline. */
+  deleteAttempt?: number;
+  /** A configure pipeline's attempt in the round (jobOptions.backoffLimit); 1 unless given. */
+  configureAttempt?: number;
+}
+
 /**
- * The WorkflowRun of pipeline `index` in round `round`. `earlier` holds what earlier pipelines
- * wrote, by pipeline. An error says why it cannot be made (a missing Workflow, a bad reference).
+ * The WorkflowRun of a pipeline in a round. An error says why it cannot be made (a missing
+ * Workflow, a bad reference).
  */
 export function buildPipelineRun(
   resource: ResourceObject,
   promise: PromiseObject,
   pipeline: Pipeline,
-  round: number,
-  hash: string,
-  earlier: Record<string, Files>,
-  workflow?: WorkflowLookup,
-  /** For the delete workflow: the attempt of the round (configure runs have none). */
-  deleteAttempt?: number,
-  /** For a configure pipeline: its attempt in the round (jobOptions.backoffLimit). */
-  configureAttempt = 1,
+  o: PipelineRunOptions,
 ): WorkflowRun | { error: string } {
   const view = compactCopy<unknown>({ ...resource, status: undefined }) as Value;
-  const generation = String(resource.metadata.generation ?? 1);
   let made: { jobs: Record<string, JobSpec> } | { error: string };
   try {
-    made = pipelineJobs(pipeline, promise, view, workflow);
+    made = pipelineJobs(pipeline, promise, view, o.workflow);
   } catch (e) {
     if (!(e instanceof ExprError)) throw e;
     return { error: e.message };
   }
   if ('error' in made) return made;
   const { jobs } = made;
-  const kratix = kratixEnv(resource, promise, pipeline, deleteAttempt === undefined ? 'configure' : 'delete');
+  const configure = o.deleteAttempt === undefined;
+  const kratix = kratixEnv(resource, promise, pipeline, configure ? 'configure' : 'delete');
+  const generation = String(resource.metadata.generation ?? 1);
   for (const job of Object.values(jobs))
     for (const step of job.steps ?? [])
       step.env = { ...kratix, ...(step.env ?? {}), KRT_OBSERVED_GENERATION: generation };
-  const configure = deleteAttempt === undefined;
   const inputFiles: Files = {
     'object.yaml': objectYaml(resource as never, configure ? (resource.metadata.generation ?? 1) : undefined),
   };
-  for (const [p, files] of Object.entries(earlier))
+  for (const [p, files] of Object.entries(o.earlier))
     for (const [f, text] of Object.entries(files)) inputFiles[`${p}/${f}`] = text;
   return {
     apiVersion: API_VERSION,
     kind: 'WorkflowRun',
-    metadata: {
-      name: pipelineRunName(
-        resource.metadata.name ?? '',
-        resource.metadata.uid ?? '',
-        pipeline.metadata.name,
-        round,
-        deleteAttempt,
-        configureAttempt,
-      ),
-      namespace: pipelineNamespace(resource, promise),
-      labels: {
-        [LABEL_PROMISE]: promise.metadata.name ?? '',
-        [LABEL_RESOURCE_UID]: resource.metadata.uid ?? '',
-        [LABEL_PIPELINE]: pipeline.metadata.name,
-        [LABEL_WORKFLOW_HASH]: hash,
-        [LABEL_WORKFLOW_ROUND]: String(round),
-        [LABEL_WORKFLOW_TYPE]: deleteAttempt === undefined ? 'configure' : 'delete',
-        ...(deleteAttempt === undefined
-          ? { [LABEL_PIPELINE_ATTEMPT]: String(configureAttempt) }
-          : { [LABEL_DELETE_ATTEMPT]: String(deleteAttempt) }),
-      },
-      ownerReferences: [controllerReference(resource)],
-    },
+    metadata: pipelineRunMetadata(resource, promise, pipeline, o),
     spec: { jobs, inputFiles },
+  };
+}
+
+/** The run's name, namespace, labels (what the controller finds it by) and owner. */
+function pipelineRunMetadata(
+  resource: ResourceObject,
+  promise: PromiseObject,
+  pipeline: Pipeline,
+  o: PipelineRunOptions,
+): WorkflowRun['metadata'] {
+  const configureAttempt = o.configureAttempt ?? 1;
+  return {
+    name: pipelineRunName(
+      resource.metadata.name ?? '',
+      resource.metadata.uid ?? '',
+      pipeline.metadata.name,
+      o.round,
+      o.deleteAttempt,
+      configureAttempt,
+    ),
+    namespace: pipelineNamespace(resource, promise),
+    labels: {
+      [LABEL_PROMISE]: promise.metadata.name ?? '',
+      [LABEL_RESOURCE_UID]: resource.metadata.uid ?? '',
+      [LABEL_PIPELINE]: pipeline.metadata.name,
+      [LABEL_WORKFLOW_HASH]: o.hash,
+      [LABEL_WORKFLOW_ROUND]: String(o.round),
+      [LABEL_WORKFLOW_TYPE]: o.deleteAttempt === undefined ? 'configure' : 'delete',
+      ...(o.deleteAttempt === undefined
+        ? { [LABEL_PIPELINE_ATTEMPT]: String(configureAttempt) }
+        : { [LABEL_DELETE_ATTEMPT]: String(o.deleteAttempt) }),
+    },
+    ownerReferences: [controllerReference(resource)],
   };
 }

@@ -53,23 +53,7 @@ export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): Valid
   errors.push(...jobs.errors);
   warnings.push(...jobs.warnings);
 
-  const allJobs = new Set(Object.keys(spec.jobs));
-  for (const [k, output] of Object.entries(spec.outputs ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
-    for (const e of outputNameErrors(k)) errors.push(fieldError(`spec.outputs.${k}`, e));
-    const f = checkExpressions(output.value, `spec.outputs.${k}.value`, {
-      inputs: new Set(Object.keys(inputs)),
-      jobs: (j: string) => allJobs.has(j),
-      steps: { unavailable: 'a Workflow output reads jobs.<job>.outputs, not steps' },
-      allJobs: spec.jobs,
-      job: '(workflow outputs)',
-    });
-    errors.push(...f.errors);
-    f.inputsRead.forEach((i) => jobs.inputsRead.add(i));
-    if (!output.value.includes('${{'))
-      warnings.push(
-        `spec.outputs.${k}.value: the output refers to no job output; it is always "${output.value}"`,
-      );
-  }
+  outputFindings(spec, { errors, warnings, inputsRead: jobs.inputsRead });
   const budget = annotationBudgetError(frozenOutputContract(wf));
   if (budget) errors.push(fieldError('spec.outputs', `the frozen output contract does not fit: ${budget}`));
   for (const k of Object.keys(inputs).sort())
@@ -79,16 +63,51 @@ export function validateWorkflow(wf: Workflow, ctx: WorkflowContext = {}): Valid
     const child = materializedSizeError(wf);
     if (child) errors.push(child);
   }
-  if (ctx.serves && errors.length === 0)
-    warnings.push(...unservedRuntimeWarnings(spec.jobs, wf.metadata?.namespace ?? '', ctx.serves));
-  if (ctx.others && errors.length === 0 && name) {
+  if (errors.length === 0) placeFindings(wf, ctx, { errors, warnings });
+  return { errors, warnings };
+}
+
+/** The Workflow's outputs: their names, the expressions they read (and the inputs those read). */
+function outputFindings(
+  spec: Workflow['spec'],
+  out: { errors: FieldError[]; warnings: string[]; inputsRead: Set<string> },
+): void {
+  const allJobs = new Set(Object.keys(spec.jobs));
+  for (const [k, output] of Object.entries(spec.outputs ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const e of outputNameErrors(k)) out.errors.push(fieldError(`spec.outputs.${k}`, e));
+    const f = checkExpressions(output.value, `spec.outputs.${k}.value`, {
+      inputs: new Set(Object.keys(spec.inputs ?? {})),
+      jobs: (j: string) => allJobs.has(j),
+      steps: { unavailable: 'a Workflow output reads jobs.<job>.outputs, not steps' },
+      allJobs: spec.jobs,
+      job: '(workflow outputs)',
+    });
+    out.errors.push(...f.errors);
+    f.inputsRead.forEach((i) => out.inputsRead.add(i));
+    if (!output.value.includes('${{'))
+      out.warnings.push(
+        `spec.outputs.${k}.value: the output refers to no job output; it is always "${output.value}"`,
+      );
+  }
+}
+
+/** What only the Workflow's place can tell: agents that serve its runtimes, and its call graph. */
+function placeFindings(
+  wf: Workflow,
+  ctx: WorkflowContext,
+  out: { errors: FieldError[]; warnings: string[] },
+): void {
+  const name = wf.metadata?.name ?? '';
+  if (ctx.serves)
+    out.warnings.push(...unservedRuntimeWarnings(wf.spec.jobs, wf.metadata?.namespace ?? '', ctx.serves));
+  if (ctx.others && name) {
     const graph = validateWorkflowInGraph(name, wf as CallingWorkflow, ctx.others);
-    if (graph.error) errors.push(fieldError(graphErrorField(name, spec.jobs, graph.path), graph.error));
-    warnings.push(
+    if (graph.error)
+      out.errors.push(fieldError(graphErrorField(name, wf.spec.jobs, graph.path), graph.error));
+    out.warnings.push(
       ...graph.warnings.map((w) => `${w} (calls are late-bound: it must exist when the job runs)`),
     );
   }
-  return { errors, warnings };
 }
 
 /** The job a call-graph error starts from, when its path starts at this Workflow (`A -> B ...` names the job calling B). */
