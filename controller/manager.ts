@@ -40,6 +40,7 @@ import { ServedApis } from './served.js';
 import type { ResourceApi } from '../src/promise/api.js';
 import { reconcileWork } from './work.js';
 import { Discovery } from '../src/kube/discovery.js';
+import type { ResilientInformer } from '../src/kube/informer.js';
 import { actingAs } from '../src/kube/access.js';
 import { promiseServiceAccount, serviceAccountUser } from '../src/names.js';
 import { reconcileWorkflowRun, type Caches, type ReconcileDeps } from './workflowrun.js';
@@ -115,56 +116,9 @@ export class Manager {
         servedUntil: (runtime, namespace, now) => servedUntilByLeases(agents.list(), runtime, namespace, now),
       },
     };
-    const owned = [caches.runs, caches.workflowRuns].map((source) => ({
-      source,
-      kind: 'WorkflowRun',
-    }));
-    await m.add(
-      defineController({
-        name: 'workflowrun',
-        for: caches.workflowRuns,
-        owns: owned,
-        // An agent that comes, goes or renews may change why a Run waits: its owner looks again.
-        watches: [
-          {
-            source: agents,
-            // A renewal of a live agent changes nothing; expiries are caught by requeueAfter.
-            changed: (old, lease) => servingChanged(old, lease, Date.now()),
-            map: () =>
-              caches.runs
-                .list()
-                .filter(isClaimable)
-                .flatMap((r) =>
-                  (r.metadata.ownerReferences ?? [])
-                    .filter((o) => o.controller && o.kind === 'WorkflowRun')
-                    .map((o) => `${r.metadata.namespace}/${o.name}`),
-                ),
-          },
-        ],
-        reconcile: (key) => reconcileWorkflowRun(key, deps),
-        workers: this.opts.workers,
-        // Finished runs wait a week for their retention by default: the hourly resync wakes them,
-        // instead of a timer each.
-        resyncMs: WORKFLOWRUN_RESYNC_MS,
-      }),
-    );
+    await m.add(workflowRunController(deps, agents, this.opts.workers));
     await m.add(teardownController(deps));
-    await m.add(
-      defineController({
-        name: 'workflow',
-        for: caches.workflows,
-        // Readiness depends on the Workflows a Workflow calls, so a change to any Workflow
-        // re-checks every Workflow of its namespace (namespaces hold templates, not thousands).
-        watches: [
-          {
-            source: caches.workflows,
-            map: (o) => caches.workflows.list(o.metadata?.namespace ?? '').map(keyOf),
-          },
-        ],
-        reconcile: (key) => reconcileWorkflow(key, deps),
-        workers: 2,
-      }),
-    );
+    await m.add(workflowController(deps));
     await this.registerPromises(caches, deps.events);
   }
 
@@ -221,30 +175,28 @@ export class Manager {
         workers: 2,
       }),
     );
+    await m.add(this.workController(works, events));
+  }
+
+  /** Works: each applied as the service account of the Promise it is for. */
+  private workController(works: ResilientInformer<Work>, events: ReconcileDeps['events']) {
     const discovery = new Discovery(this.kc);
-    await m.add(
-      defineController({
-        name: 'work',
-        for: works,
-        reconcile: (key) =>
-          reconcileWork(key, {
-            actAs: (promise) =>
-              actingAs(
-                this.kc,
-                serviceAccountUser(
-                  this.opts.installNamespace ?? 'kruntimes-system',
-                  promiseServiceAccount(promise),
-                ),
-              ),
-            works,
-            kube,
-            discovery,
-            events,
-            writes: this.writes,
-          }),
-        workers: 4,
-      }),
-    );
+    const installNamespace = this.opts.installNamespace ?? 'kruntimes-system';
+    return defineController({
+      name: 'work',
+      for: works,
+      reconcile: (key) =>
+        reconcileWork(key, {
+          actAs: (promise) =>
+            actingAs(this.kc, serviceAccountUser(installNamespace, promiseServiceAccount(promise))),
+          works,
+          kube: this.kube,
+          discovery,
+          events,
+          writes: this.writes,
+        }),
+      workers: 4,
+    });
   }
 
   healthy(): boolean {
@@ -319,4 +271,53 @@ function workflowCaches(m: ControllerManager): Caches {
     }),
     workflows: m.informer<Workflow>({ path: `${API}/workflows` }),
   };
+}
+
+/** WorkflowRuns, woken by their Runs and child runs, and by agents that come, go or renew. */
+function workflowRunController(
+  deps: ReconcileDeps,
+  agents: ResilientInformer<LeaseLike>,
+  workers: number | undefined,
+) {
+  const { caches } = deps;
+  return defineController({
+    name: 'workflowrun',
+    for: caches.workflowRuns,
+    owns: [caches.runs, caches.workflowRuns].map((source) => ({ source, kind: 'WorkflowRun' })),
+    // An agent that comes, goes or renews may change why a Run waits: its owner looks again.
+    watches: [
+      {
+        source: agents,
+        // A renewal of a live agent changes nothing; expiries are caught by requeueAfter.
+        changed: (old, lease) => servingChanged(old, lease, Date.now()),
+        map: () =>
+          caches.runs
+            .list()
+            .filter(isClaimable)
+            .flatMap((r) =>
+              (r.metadata.ownerReferences ?? [])
+                .filter((o) => o.controller && o.kind === 'WorkflowRun')
+                .map((o) => `${r.metadata.namespace}/${o.name}`),
+            ),
+      },
+    ],
+    reconcile: (key) => reconcileWorkflowRun(key, deps),
+    workers,
+    // Finished runs wait a week for their retention by default: the hourly resync wakes them,
+    // instead of a timer each.
+    resyncMs: WORKFLOWRUN_RESYNC_MS,
+  });
+}
+
+/** Workflows: readiness depends on the Workflows a Workflow calls, so a change to any Workflow
+ * re-checks every Workflow of its namespace (namespaces hold templates, not thousands). */
+function workflowController(deps: ReconcileDeps) {
+  const { workflows } = deps.caches;
+  return defineController({
+    name: 'workflow',
+    for: workflows,
+    watches: [{ source: workflows, map: (o) => workflows.list(o.metadata?.namespace ?? '').map(keyOf) }],
+    reconcile: (key) => reconcileWorkflow(key, deps),
+    workers: 2,
+  });
 }

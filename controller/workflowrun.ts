@@ -268,27 +268,8 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       );
       return;
     case 'markNoAgent':
-      if (
-        await writeUnclaimed(
-          action.run,
-          { phase: 'Pending', reason: NO_AGENT, message: action.message },
-          deps,
-        )
-      )
-        deps.events.record(action.run, 'Warning', NO_AGENT, action.message);
-      return;
-    case 'cancelUnserved': {
-      const ended = { phase: 'Cancelled', reason: 'Cancelled', message: action.message } as const;
-      if (
-        await writeUnclaimed(
-          action.run,
-          { ...ended, completionTime: (deps.clock?.() ?? new Date()).toISOString() },
-          deps,
-        )
-      )
-        deps.events.record(action.run, 'Normal', 'Cancelled', action.message);
-      return;
-    }
+    case 'cancelUnserved':
+      return unserved(action, deps);
     case 'cancelRun':
     case 'cancelChild':
       deps.writes?.inc({ verb: 'patch', resource: action.type === 'cancelRun' ? 'runs' : 'workflowruns' });
@@ -298,6 +279,23 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       );
       return;
   }
+}
+
+/** A Run no agent serves: said so while it waits, or ended when its run is cancelled. */
+async function unserved(
+  action: Extract<Action, { type: 'markNoAgent' | 'cancelUnserved' }>,
+  deps: ReconcileDeps,
+): Promise<void> {
+  if (action.type === 'markNoAgent') {
+    const waiting = { phase: 'Pending', reason: NO_AGENT, message: action.message } as const;
+    if (await writeUnclaimed(action.run, waiting, deps))
+      deps.events.record(action.run, 'Warning', NO_AGENT, action.message);
+    return;
+  }
+  const completionTime = (deps.clock?.() ?? new Date()).toISOString();
+  const ended = { phase: 'Cancelled', reason: 'Cancelled', message: action.message, completionTime } as const;
+  if (await writeUnclaimed(action.run, ended, deps))
+    deps.events.record(action.run, 'Normal', 'Cancelled', action.message);
 }
 
 /** The run's snapshot ControllerRevision; true when this call created it. */

@@ -30,19 +30,7 @@ export function runCommands(program: Command, globals: Globals): void {
       }
       const items = await listObjects<Run>(c, 'runs', selector);
       if (printStructured(opts.output, { apiVersion: 'v1', kind: 'List', items })) return;
-      const now = new Date();
-      const rows = items.map((r) => [
-        r.metadata.name ?? '',
-        r.metadata.labels?.[LABEL_JOB] ?? '-',
-        r.metadata.labels?.[LABEL_STEP] ?? '-',
-        r.status?.phase ?? 'Pending',
-        r.status?.exitCode === undefined ? '-' : String(r.status.exitCode),
-        r.status?.assignedTo ?? '-',
-        duration(r.status?.startTime, r.status?.completionTime, now),
-        age(r.metadata.creationTimestamp, now),
-      ]);
-      for (const line of table(['NAME', 'JOB', 'STEP', 'PHASE', 'EXIT', 'AGENT', 'DURATION', 'AGE'], rows))
-        console.log(line);
+      for (const line of runTable(items, new Date())) console.log(line);
     });
 
   run
@@ -81,6 +69,21 @@ export function runCommands(program: Command, globals: Globals): void {
       const c = connect(globals());
       await printLog(c, await mustGet<Run>(c, 'runs', name), Boolean(opts.follow));
     });
+}
+
+/** `krt run list`: one row a Run. */
+function runTable(items: Run[], now: Date): string[] {
+  const rows = items.map((r) => [
+    r.metadata.name ?? '',
+    r.metadata.labels?.[LABEL_JOB] ?? '-',
+    r.metadata.labels?.[LABEL_STEP] ?? '-',
+    r.status?.phase ?? 'Pending',
+    r.status?.exitCode === undefined ? '-' : String(r.status.exitCode),
+    r.status?.assignedTo ?? '-',
+    duration(r.status?.startTime, r.status?.completionTime, now),
+    age(r.metadata.creationTimestamp, now),
+  ]);
+  return table(['NAME', 'JOB', 'STEP', 'PHASE', 'EXIT', 'AGENT', 'DURATION', 'AGE'], rows);
 }
 
 async function printLog(c: Connection, r: Run, follow: boolean): Promise<void> {

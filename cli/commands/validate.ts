@@ -26,14 +26,7 @@ export function validateManifests(paths: string[]): ValidateOutput {
     isObject(m.object) &&
     typeof m.object.apiVersion === 'string' &&
     m.object.apiVersion.startsWith('kruntimes.io/');
-  const workflows = new Map<string, Map<string, Workflow>>();
-  for (const m of manifests) {
-    if (!ours(m) || (m.object as { kind?: string }).kind !== 'Workflow') continue;
-    const wf = m.object as Workflow;
-    const ns = wf.metadata?.namespace ?? 'default';
-    if (!workflows.has(ns)) workflows.set(ns, new Map());
-    workflows.get(ns)?.set(wf.metadata?.name ?? '', wf);
-  }
+  const workflows = workflowsByNamespace(manifests.filter(ours));
   for (const m of manifests) {
     const where = `${m.file}${m.index > 1 ? `#${m.index}` : ''}`;
     if (m.parseError) {
@@ -44,32 +37,8 @@ export function validateManifests(paths: string[]): ValidateOutput {
     if (m.object === null || m.object === undefined) continue;
     if (!ours(m)) continue;
     const obj = m.object as { kind?: string; metadata?: { name?: string; namespace?: string } };
-    const ns = obj.metadata?.namespace ?? 'default';
-    const here = workflows.get(ns) ?? new Map<string, Workflow>();
     const label = `${where}: ${obj.kind}/${obj.metadata?.name ?? '(no name)'}`;
-    let result: ValidationResult;
-    switch (obj.kind) {
-      case 'Workflow': {
-        result = validateWorkflow(m.object as Workflow, { others: here });
-        break;
-      }
-      case 'WorkflowRun':
-        result = validateWorkflowRun(m.object as WorkflowRun, { lookup: (n) => here.get(n) });
-        break;
-      case 'Run':
-        result = validateRun(m.object as Run);
-        break;
-      case 'Promise':
-        result = validatePromise(m.object as PromiseObject, undefined, (namespace, n) =>
-          workflows.get(namespace)?.get(n),
-        );
-        break;
-      default:
-        result = {
-          errors: [{ field: 'kind', message: `unknown kind ${JSON.stringify(obj.kind)} in kruntimes.io` }],
-          warnings: [],
-        };
-    }
+    const result = validateObject(obj, workflows);
     for (const w of result.warnings) out.lines.push(`${label}: warning: ${w}`);
     if (result.errors.length > 0) {
       out.invalid++;
@@ -80,6 +49,44 @@ export function validateManifests(paths: string[]): ValidateOutput {
     }
   }
   return out;
+}
+
+/** The Workflows among the manifests, by namespace then name: what calls are looked up in. */
+function workflowsByNamespace(manifests: Manifest[]): Map<string, Map<string, Workflow>> {
+  const workflows = new Map<string, Map<string, Workflow>>();
+  for (const m of manifests) {
+    if ((m.object as { kind?: string }).kind !== 'Workflow') continue;
+    const wf = m.object as Workflow;
+    const ns = wf.metadata?.namespace ?? 'default';
+    if (!workflows.has(ns)) workflows.set(ns, new Map());
+    workflows.get(ns)?.set(wf.metadata?.name ?? '', wf);
+  }
+  return workflows;
+}
+
+/** One object of ours, by the admission rules of its kind. */
+function validateObject(
+  obj: { kind?: string; metadata?: { namespace?: string } },
+  workflows: Map<string, Map<string, Workflow>>,
+): ValidationResult {
+  const here = workflows.get(obj.metadata?.namespace ?? 'default') ?? new Map<string, Workflow>();
+  switch (obj.kind) {
+    case 'Workflow':
+      return validateWorkflow(obj as Workflow, { others: here });
+    case 'WorkflowRun':
+      return validateWorkflowRun(obj as WorkflowRun, { lookup: (n) => here.get(n) });
+    case 'Run':
+      return validateRun(obj as Run);
+    case 'Promise':
+      return validatePromise(obj as PromiseObject, undefined, (namespace, n) =>
+        workflows.get(namespace)?.get(n),
+      );
+    default:
+      return {
+        errors: [{ field: 'kind', message: `unknown kind ${JSON.stringify(obj.kind)} in kruntimes.io` }],
+        warnings: [],
+      };
+  }
 }
 
 /** Adds `validate -f` to a command (`krt validate` and `krt workflow validate`): exit 0 valid, 2 invalid. */

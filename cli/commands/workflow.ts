@@ -37,6 +37,42 @@ export function workflowRow(w: Workflow, now = new Date()): string[] {
   ];
 }
 
+/** Creates a run of the template, checked and rendered as admission would; nothing is made on failure. */
+async function trigger(
+  c: Connection,
+  name: string,
+  inputs: Parameters<typeof triggeredRun>[1],
+): Promise<WorkflowRun> {
+  const template = await getWorkflow(c, name);
+  if (!template) throw new UsageError(`workflow "${name}" not found in namespace "${c.namespace}"`);
+  // The same graph check and text as the webhook and the controller.
+  const graph = await validateCallGraph(name, (n) => getWorkflow(c, n));
+  if (graph.error) throw new UsageError(graph.error);
+  const built = triggeredRun(template, inputs);
+  if ('errors' in built) throw new UsageError(built.errors.map(formatFieldError).join('\n'));
+  return (await c.clients.custom.createNamespacedCustomObject({
+    ...crd('workflowruns', c.namespace),
+    body: built.run,
+  })) as WorkflowRun;
+}
+
+/** `krt wf get`: a Workflow's inputs, jobs (with what they call) and outputs. */
+function describeWorkflow(name: string, w: Workflow): string[] {
+  const lines = [`Workflow ${name}`, 'Inputs:'];
+  for (const [k, i] of Object.entries(w.spec.inputs ?? {}))
+    lines.push(
+      `  ${k}${i.required ? ' (required)' : ''}${i.default !== undefined ? ` default=${String(i.default)}` : ''}`,
+    );
+  lines.push('Jobs:');
+  for (const [k, j] of Object.entries(w.spec.jobs))
+    lines.push(
+      `  ${k}${j.needs?.length ? ` needs ${j.needs.join(',')}` : ''}${j.uses ? ` -> calls ${j.uses}` : ` (${j.steps?.length ?? 0} steps on ${j['runs-on'] ?? '?'})`}`,
+    );
+  lines.push('Outputs:');
+  for (const [k, o] of Object.entries(w.spec.outputs ?? {})) lines.push(`  ${k} = ${o.value}`);
+  return lines;
+}
+
 export function workflowCommands(
   program: Command,
   globals: () => { namespace?: string; kubeconfig?: string; context?: string },
@@ -55,17 +91,7 @@ export function workflowCommands(
       const inputs = parseInputFlags(opts.input);
       if ('errors' in inputs) throw new UsageError(inputs.errors.map(formatFieldError).join('\n'));
       const c = connect(globals());
-      const template = await getWorkflow(c, name);
-      if (!template) throw new UsageError(`workflow "${name}" not found in namespace "${c.namespace}"`);
-      // The same graph check and text as the webhook and the controller; nothing is created on failure.
-      const graph = await validateCallGraph(name, (n) => getWorkflow(c, n));
-      if (graph.error) throw new UsageError(graph.error);
-      const built = triggeredRun(template, inputs.values);
-      if ('errors' in built) throw new UsageError(built.errors.map(formatFieldError).join('\n'));
-      const created = (await c.clients.custom.createNamespacedCustomObject({
-        ...crd('workflowruns', c.namespace),
-        body: built.run,
-      })) as WorkflowRun;
+      const created = await trigger(c, name, inputs.values);
       console.log(created.metadata.name);
       if (opts.wait) process.exitCode = await waitForRun(c, created.metadata.name ?? '');
     });
@@ -88,20 +114,7 @@ export function workflowCommands(
     .action(async (name: string, opts: { output: Format }) => {
       const c = connect(globals());
       const w = await mustGet<Workflow>(c, 'workflows', name);
-      if (printStructured(opts.output, w)) return;
-      console.log(`Workflow ${name}`);
-      console.log('Inputs:');
-      for (const [k, i] of Object.entries(w.spec.inputs ?? {}))
-        console.log(
-          `  ${k}${i.required ? ' (required)' : ''}${i.default !== undefined ? ` default=${String(i.default)}` : ''}`,
-        );
-      console.log('Jobs:');
-      for (const [k, j] of Object.entries(w.spec.jobs))
-        console.log(
-          `  ${k}${j.needs?.length ? ` needs ${j.needs.join(',')}` : ''}${j.uses ? ` -> calls ${j.uses}` : ` (${j.steps?.length ?? 0} steps on ${j['runs-on'] ?? '?'})`}`,
-        );
-      console.log('Outputs:');
-      for (const [k, o] of Object.entries(w.spec.outputs ?? {})) console.log(`  ${k} = ${o.value}`);
+      if (!printStructured(opts.output, w)) for (const line of describeWorkflow(name, w)) console.log(line);
     });
   validateCommand(
     wf,

@@ -41,7 +41,6 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
   const { uid, kind, operation } = req;
   if (kind.group !== GROUP || !['Workflow', 'WorkflowRun', 'Run', 'Promise', 'Work'].includes(kind.kind))
     return deny(uid, 400, 'BadRequest', `this webhook does not validate ${kind.kind}.${kind.group}`);
-  const namespace = req.namespace ?? '';
   if (operation === 'DELETE') return kind.kind === 'Workflow' ? workflowDelete(req, deps) : allow(uid);
   if (operation !== 'CREATE' && operation !== 'UPDATE') return allow(uid);
   if (!isObject(req.object) || !isObject(req.object.metadata))
@@ -51,70 +50,76 @@ export function validateRequest(req: AdmissionRequest, deps: ValidateDeps = {}):
   const refused = controllerOnly(req, name, old, deps);
   if (refused) return refused;
   if (kind.kind === 'Work') return allow(uid);
-  const servesIn = (ns: string) => {
-    const serves = deps.serves;
-    return serves ? (runtime: string) => serves(runtime, ns) : undefined;
-  };
+  const result = validateKind(req, name, old, deps);
+  if ('response' in result) return result;
+  if (result.errors.length > 0)
+    return deny(uid, 422, 'Invalid', invalidMessage(kind.kind, name, result.errors), result.warnings);
+  return allow(uid, result.warnings);
+}
 
-  let result: ValidationResult;
-  switch (kind.kind) {
-    case 'Workflow': {
-      const index = deps.workflows;
-      result = validateWorkflow(req.object as unknown as Workflow, {
+/** The object checked by the rules of its kind; a Run's writer checked first (an AdmissionReview). */
+function validateKind(
+  req: AdmissionRequest,
+  name: string,
+  old: Record<string, unknown> | undefined,
+  deps: ValidateDeps,
+): ValidationResult | AdmissionReview {
+  const namespace = req.namespace ?? '';
+  const index = deps.workflows;
+  const serves = deps.serves;
+  const servesIn = serves ? (runtime: string) => serves(runtime, namespace) : undefined;
+  switch (req.kind.kind) {
+    case 'Workflow':
+      return validateWorkflow(req.object as unknown as Workflow, {
         ...(index ? { others: index.inNamespace(namespace) } : {}),
-        serves: servesIn(namespace),
+        serves: servesIn,
       });
-      break;
-    }
-    case 'WorkflowRun': {
-      const index = deps.workflows;
-      result = validateWorkflowRun(req.object as unknown as WorkflowRun, {
+    case 'WorkflowRun':
+      return validateWorkflowRun(req.object as unknown as WorkflowRun, {
         old: old as unknown as WorkflowRun | undefined,
         lookup: index ? (n) => index.get(namespace, n) : undefined,
-        serves: servesIn(namespace),
+        serves: servesIn,
       });
-      break;
-    }
-    case 'Promise': {
-      const index = deps.workflows;
-      result = validatePromise(
+    case 'Promise':
+      return validatePromise(
         req.object as unknown as PromiseObject,
         old as unknown as PromiseObject | undefined,
         index ? (ns, n) => index.get(ns, n) : undefined,
         deps.crds,
       );
-      break;
-    }
-    default: {
-      if (operation === 'CREATE' && !mayCreateRun(req.userInfo, deps.runCreators ?? DEFAULT_RUN_CREATORS))
-        return deny(
-          uid,
-          403,
-          'Forbidden',
-          `Runs are created by the kruntimes controller: user "${req.userInfo?.username ?? ''}" may not create Run "${name}"`,
-        );
-      if (req.subResource === 'status' && old) {
-        const writers = deps.runStatusWriters ?? {
-          runtimedUsers: DEFAULT_RUNTIMED_USERS,
-          staleMs: DEFAULT_RUN_STALE_MS,
-        };
-        const e = runStatusWriteError(
-          old as unknown as Run,
-          req.object as unknown as Run,
-          req.userInfo ?? {},
-          {
-            ...writers,
-            now: deps.now?.() ?? new Date(),
-          },
-        );
-        if (e) return deny(uid, 403, 'Forbidden', `Run "${name}": ${formatFieldError(e)}`);
-      }
-      result = validateRun(req.object as unknown as Run, old as unknown as Run | undefined);
-    }
+    default:
+      return (
+        runWriterRefusal(req, name, old, deps) ??
+        validateRun(req.object as unknown as Run, old as unknown as Run | undefined)
+      );
   }
-  if (result.errors.length > 0)
-    return deny(uid, 422, 'Invalid', invalidMessage(kind.kind, name, result.errors), result.warnings);
-  return allow(uid, result.warnings);
+}
+
+/** Who may write a Run: only the controller creates one, only its agent writes its status. */
+function runWriterRefusal(
+  req: AdmissionRequest,
+  name: string,
+  old: Record<string, unknown> | undefined,
+  deps: ValidateDeps,
+): AdmissionReview | undefined {
+  const { uid } = req;
+  if (req.operation === 'CREATE' && !mayCreateRun(req.userInfo, deps.runCreators ?? DEFAULT_RUN_CREATORS))
+    return deny(
+      uid,
+      403,
+      'Forbidden',
+      `Runs are created by the kruntimes controller: user "${req.userInfo?.username ?? ''}" may not create Run "${name}"`,
+    );
+  if (req.subResource !== 'status' || !old) return undefined;
+  const writers = deps.runStatusWriters ?? {
+    runtimedUsers: DEFAULT_RUNTIMED_USERS,
+    staleMs: DEFAULT_RUN_STALE_MS,
+  };
+  const e = runStatusWriteError(old as unknown as Run, req.object as unknown as Run, req.userInfo ?? {}, {
+    ...writers,
+    now: deps.now?.() ?? new Date(),
+  });
+  return e ? deny(uid, 403, 'Forbidden', `Run "${name}": ${formatFieldError(e)}`) : undefined;
 }
 
 /**
