@@ -13,18 +13,13 @@ export interface EventRecorder {
   ): void;
 }
 
-export function eventRecorder(
-  kube: KubeClient,
-  component: string,
-  writes?: { inc(l: { verb: string; resource: string }): void },
-): EventRecorder {
+export function eventRecorder(kube: KubeClient, component: string): EventRecorder {
   return {
     record(obj, type, reason, message) {
       // A cluster-scoped object's Events live in default, naming no namespace (kubectl describe
       // looks for them so).
       const namespace = obj.metadata.namespace || 'default';
       const now = new Date();
-      writes?.inc({ verb: 'create', resource: 'events' });
       // Events are best effort: a lost event never fails a reconcile.
       kube
         .create(

@@ -78,7 +78,6 @@ export class Manager {
     private readonly kc: KubeAccess,
     private readonly opts: ManagerOptions,
   ) {
-    this.kube = new KubeClient(kc);
     collectDefaultMetrics({ register: this.registry });
     this.writes = new Counter({
       name: 'krt_controller_api_writes_total',
@@ -86,6 +85,7 @@ export class Manager {
       labelNames: ['verb', 'resource'],
       registers: [this.registry],
     });
+    this.kube = new KubeClient(kc, this.writes);
     this.runtime = new ControllerManager(kc, {
       registry: this.registry,
       leader: opts.leader,
@@ -109,8 +109,7 @@ export class Manager {
       kube: this.kube,
       snapshotSpecs: new SnapshotSpecs(this.kube),
       access: new CreatorAccess(this.kube),
-      events: eventRecorder(this.kube, 'kruntimes-controller', this.writes),
-      writes: this.writes,
+      events: eventRecorder(this.kube, 'kruntimes-controller'),
       defaultTtlSeconds: this.opts.ttlSecondsAfterFinished ?? DEFAULT_TTL_SECONDS,
       agents: {
         servedUntil: (runtime, namespace, now) => servedUntilByLeases(agents.list(), runtime, namespace, now),
@@ -142,7 +141,6 @@ export class Manager {
       kube,
       events,
       defaultInterval: this.opts.reconcileInterval,
-      writes: this.writes,
     });
     await m.add(
       defineController({
@@ -170,7 +168,6 @@ export class Manager {
             unserve: (promise) => served.unserve(promise),
             missingRights: (api) => missingRights(kube, api),
             isServed: (promise, api) => served.isServed(promise, api),
-            writes: this.writes,
           }),
         workers: 2,
       }),
@@ -193,7 +190,6 @@ export class Manager {
           kube: this.kube,
           discovery,
           events,
-          writes: this.writes,
         }),
       workers: 4,
     });

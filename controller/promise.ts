@@ -10,7 +10,6 @@ import { isTransient } from '../src/kube/retry.js';
 import type { KubeAccess } from '../src/kube/access.js';
 import { statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
-import { rawJson, serverSideApply } from '../src/kube/raw.js';
 import {
   FINALIZER_PROMISE_RESOURCES,
   LABEL_MANUAL_RECONCILIATION,
@@ -29,6 +28,7 @@ import {
 import { deleteResource, patchResource } from './resource-client.js';
 
 const PROMISES = { group: GROUP, version: VERSION, plural: 'promises' };
+const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions' };
 
 /** On an installed CRD: the generation of the Promise it was applied from. */
 const ANNOTATION_GENERATION = 'kruntimes.io/promise-generation';
@@ -52,7 +52,6 @@ export interface PromiseDeps extends PromiseWorkflowDeps {
   missingRights: (api: ResourceApi) => Promise<string[]>;
   /** Stops the reconciler of a Promise that is gone. */
   unserve: (promise: string) => Promise<void>;
-  writes?: { inc(labels: { verb: string; resource: string }): void };
 }
 
 export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<Result | void> {
@@ -133,7 +132,7 @@ function installedBefore(promise: PromiseObject, api: ResourceApi, deps: Promise
 
 async function writeStatus(promise: PromiseObject, status: PromiseStatus, deps: PromiseDeps): Promise<void> {
   const name = promise.metadata.name ?? '';
-  const written = await writeStatusIfChanged(promise.status, status, deps.writes, 'promises/status', () =>
+  const written = await writeStatusIfChanged(promise.status, status, () =>
     deps.kube.replaceStatus({ ...PROMISES, name }, { ...promise, status }),
   );
   if (!written) return;
@@ -172,7 +171,6 @@ async function teardown(
     const resources = (await deps.serve(promise.metadata.name ?? '', api)).list();
     for (const r of resources) {
       if (r.metadata.deletionTimestamp) continue;
-      deps.writes?.inc({ verb: 'delete', resource: api.plural });
       await deleteResource(deps.kube, api, r).catch((e: unknown) => {
         if (statusCode(e) !== 404) throw e;
       });
@@ -192,15 +190,12 @@ async function teardown(
       };
   }
   if (!crd.metadata.deletionTimestamp) {
-    deps.writes?.inc({ verb: 'delete', resource: 'customresourcedefinitions' });
     // The uid precondition: a CRD replaced since the cache saw it is not deleted.
-    await rawJson(deps.kc, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`, {
-      apiVersion: 'v1',
-      kind: 'DeleteOptions',
-      preconditions: { uid: crd.metadata.uid },
-    }).catch((e: unknown) => {
-      if (statusCode(e) !== 404 && statusCode(e) !== 409) throw e;
-    });
+    await deps.kube
+      .delete({ ...CRDS, name: crdName ?? '' }, undefined, crd.metadata.uid)
+      .catch((e: unknown) => {
+        if (statusCode(e) !== 404 && statusCode(e) !== 409) throw e;
+      });
   }
   return promiseStatus(promise, 'False', 'Deleting', `deleting the API ${crdName}`, now, api);
 }
@@ -227,7 +222,6 @@ export async function reconcileAll(
   if (live?.metadata.labels?.[LABEL_RECONCILE_RESOURCES] !== 'true') return;
   for (const r of resources) {
     if (r.metadata.deletionTimestamp || r.metadata.labels?.[LABEL_MANUAL_RECONCILIATION] === 'true') continue;
-    deps.writes?.inc({ verb: 'patch', resource: api.plural });
     await patchResource(deps.kube, api, r, {
       metadata: { labels: { [LABEL_MANUAL_RECONCILIATION]: 'true' } },
     }).catch((e: unknown) => {
@@ -249,7 +243,6 @@ function setFinalizers(promise: PromiseObject, finalizers: string[], deps: Promi
 
 /** A merge patch of the Promise's metadata (its labels, its finalizers). */
 async function patchMetadata(promise: PromiseObject, metadata: object, deps: PromiseDeps): Promise<void> {
-  deps.writes?.inc({ verb: 'patch', resource: 'promises' });
   await deps.kube.patch({ ...PROMISES, name: promise.metadata.name ?? '' }, { metadata });
 }
 
@@ -328,7 +321,6 @@ async function applyCrd(
   current: Crd | undefined,
   deps: PromiseDeps,
 ): Promise<Refusal | undefined> {
-  const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
   const metadata = {
     ...(crd.metadata as object),
     annotations: { [ANNOTATION_GENERATION]: generation },
@@ -336,21 +328,18 @@ async function applyCrd(
   };
   try {
     if (current) {
-      deps.writes?.inc({ verb: 'apply', resource: 'customresourcedefinitions' });
-      await serverSideApply(deps.kc, `${path}/${crdName}`, {
-        ...crd,
-        metadata: { ...metadata, uid: current.metadata.uid },
-      });
+      await deps.kube.apply(
+        { ...CRDS, name: crdName },
+        { ...crd, metadata: { ...metadata, uid: current.metadata.uid } },
+      );
     } else {
-      deps.writes?.inc({ verb: 'create', resource: 'customresourcedefinitions' });
-      await rawJson(deps.kc, 'POST', `${path}?fieldManager=kruntimes`, { ...crd, metadata });
+      await deps.kube.create(CRDS, { ...crd, metadata }, 'kruntimes');
     }
     return undefined;
   } catch (e) {
     if (isTransient(e)) throw e;
     if (statusCode(e) === 409) {
-      const found = (await rawJson(deps.kc, 'GET', `${path}/${crdName}`).catch(() => undefined)) as
-        Crd | undefined;
+      const found = await deps.kube.get<Crd>({ ...CRDS, name: crdName }).catch(() => undefined);
       // Ours after all (the cache was behind): the next pass applies it.
       if (found && crdOwnedBy(found, promise)) throw e;
       return { reason: 'APIConflict', message: crdConflict(crdName, found ?? { metadata: {} }) };

@@ -4,12 +4,11 @@
 import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
 import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
-import { API_VERSION, GROUP, VERSION } from '../src/api/crds.js';
+import { API_VERSION } from '../src/api/crds.js';
 import { controlledBy, madeFor } from '../src/api/objects.js';
 import type { KubeAccess } from '../src/kube/access.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
-import { serverSideApply } from '../src/kube/raw.js';
 import { isDeterministicRefusal, isNamespaceGone, isNamespaceTerminating } from '../src/kube/retry.js';
 import { LABEL_RESOURCE_UID, LABEL_SUSPENDED, LABEL_WORKFLOWRUN_UID } from '../src/labels.js';
 import { planResourceWorkflow, type ResourceAction, type ResourceObserved } from '../src/plan/resource.js';
@@ -34,7 +33,6 @@ export interface ResourceDeps {
   kube: KubeClient;
   events: EventRecorder;
   defaultInterval?: string;
-  writes?: { inc(labels: { verb: string; resource: string }): void };
   /** The planner's clock (tests inject one). */
   clock?: () => Date;
 }
@@ -79,8 +77,6 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
     },
     // A resource whose last finalizer came off is gone: there is no status left to write.
     gone: (plan) => deleting && plan.actions.some((a) => a.type === 'setFinalizers'),
-    statusResource: `${deps.api.plural}/status`,
-    writes: deps.writes,
     writeStatus: (target, status) =>
       replaceResourceStatus(deps.kube, deps.api, target, { ...target, status }),
     clock: deps.clock,
@@ -127,7 +123,7 @@ export function observedFor(
 }
 
 /** What applying a resource plan's actions needs (a Promise's own workflow has the same). */
-export type ActionDeps = Pick<ResourceDeps, 'kc' | 'api' | 'promise' | 'kube' | 'events' | 'writes'>;
+export type ActionDeps = Pick<ResourceDeps, 'kc' | 'api' | 'promise' | 'kube' | 'events'>;
 
 /** One action; a metadata patch returns the resource as patched, for the status write that follows. */
 export async function applyResourceAction(
@@ -146,7 +142,6 @@ export async function applyResourceAction(
       return createPipelineRun(action.run, resource, namespace, deps);
     case 'cancelRun':
     case 'resumeRun':
-      deps.writes?.inc({ verb: 'patch', resource: 'workflowruns' });
       await deps.kube.patch(
         { ...crd('workflowruns', namespace), name: action.name },
         action.type === 'cancelRun'
@@ -155,10 +150,8 @@ export async function applyResourceAction(
       );
       return;
     case 'writeWork':
-      deps.writes?.inc({ verb: 'apply', resource: 'works' });
-      await serverSideApply(
-        deps.kc,
-        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/works/${action.work.metadata.name ?? ''}`,
+      await deps.kube.apply(
+        { ...crd('works', namespace), name: action.work.metadata.name ?? '' },
         { ...action.work, apiVersion: API_VERSION },
       );
       return;
@@ -166,7 +159,6 @@ export async function applyResourceAction(
       deps.events.record(resource, action.eventType, action.reason, action.message);
       return;
     case 'deleteWork':
-      deps.writes?.inc({ verb: 'delete', resource: 'works' });
       try {
         await deps.kube.delete({ ...crd('works', namespace), name: action.name });
       } catch (e) {
@@ -190,7 +182,6 @@ async function createPipelineRun(
   namespace: string,
   deps: ActionDeps,
 ): Promise<void> {
-  deps.writes?.inc({ verb: 'create', resource: 'workflowruns' });
   try {
     await deps.kube.create(crd('workflowruns', namespace), run);
     return;
@@ -216,7 +207,6 @@ async function patchMetadata(
   metadata: { labels: Record<string, string | null> } | { finalizers: string[] },
   deps: ActionDeps,
 ): Promise<ResourceObject> {
-  deps.writes?.inc({ verb: 'patch', resource: deps.api.plural });
   const guard = 'finalizers' in metadata ? { resourceVersion: resource.metadata.resourceVersion } : {};
   return patchResource(deps.kube, deps.api, resource, { metadata: { ...metadata, ...guard } });
 }

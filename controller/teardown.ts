@@ -22,7 +22,7 @@ import { log } from '../src/telemetry/log.js';
 import type { Caches, ReconcileDeps } from './workflowrun.js';
 import { snapshotsIn } from './snapshots.js';
 
-type Deps = Pick<ReconcileDeps, 'caches' | 'kube' | 'writes'>;
+type Deps = Pick<ReconcileDeps, 'caches' | 'kube'>;
 
 /** The teardown controller: WorkflowRuns' deletions and the Runs and child runs they leave. */
 export function teardownController(deps: Deps): ControllerSpec<WorkflowRun> {
@@ -93,7 +93,6 @@ async function goneForSure(
 }
 
 async function remove(namespace: string, d: Doomed, deps: Deps): Promise<void> {
-  deps.writes?.inc({ verb: 'delete', resource: d.resource });
   const where =
     d.resource === 'controllerrevisions'
       ? { ...snapshotsIn(namespace), name: d.name }

@@ -3,10 +3,8 @@
 // when it carries the Work's uid label: one that exists without it was made by someone else and is
 // neither taken over nor deleted.
 import type { AppliedObject, Work } from '../src/api/types.js';
-import type { KubeAccess } from '../src/kube/access.js';
 import { Discovery, type ResourceInfo } from '../src/kube/discovery.js';
-import { rawJson, serverSideApply } from '../src/kube/raw.js';
-import { statusCode } from '../src/kube/rest.js';
+import { statusCode, type KubeClient, type ObjectCoordinates } from '../src/kube/rest.js';
 import { LABEL_WORK_UID } from '../src/labels.js';
 import type { Manifest } from '../src/promise/documents.js';
 
@@ -19,9 +17,9 @@ export class NotTheWorks extends Error {}
 type Labelled = { metadata?: { labels?: Record<string, string> } };
 
 /** The object as it is now, or undefined when there is none. */
-async function current(as: KubeAccess, path: string): Promise<Labelled | undefined> {
+async function current(as: KubeClient, at: ObjectCoordinates): Promise<Labelled | undefined> {
   try {
-    return (await rawJson(as, 'GET', path)) as Labelled;
+    return await as.get<Labelled>(at);
   } catch (e) {
     if (statusCode(e) === 404) return undefined;
     throw e;
@@ -32,17 +30,17 @@ const ours = (o: Labelled, work: Work) => o.metadata?.labels?.[LABEL_WORK_UID] =
 
 /** Applies the object, labelled as the Work's; refuses one that exists and is someone else's. */
 export async function applyObject(
-  as: KubeAccess,
+  as: KubeClient,
   work: Work,
   info: ResourceInfo,
   obj: Manifest,
 ): Promise<void> {
-  const path = Discovery.path(info, obj.metadata.namespace, obj.metadata.name);
-  const found = await current(as, path);
+  const at = Discovery.coordinates(info, obj.metadata.namespace, obj.metadata.name);
+  const found = await current(as, at);
   if (found && !ours(found, work))
     throw new NotTheWorks('it exists and was not created by this Work: it is not taken over');
   const labels = { ...(obj.metadata.labels ?? {}), [LABEL_WORK_UID]: work.metadata.uid ?? '' };
-  await serverSideApply(as, path, { ...obj, metadata: { ...obj.metadata, labels } });
+  await as.apply(at, { ...obj, metadata: { ...obj.metadata, labels } });
 }
 
 /**
@@ -50,16 +48,16 @@ export async function applyObject(
  * not the Work's (someone else made one of that name since).
  */
 export async function deleteObject(
-  as: KubeAccess,
+  as: KubeClient,
   work: Work,
   info: ResourceInfo,
   o: AppliedObject,
 ): Promise<boolean> {
-  const path = Discovery.path(info, o.namespace, o.name ?? '');
-  const found = await current(as, path);
+  const at = Discovery.coordinates(info, o.namespace, o.name ?? '');
+  const found = await current(as, at);
   if (!found || !ours(found, work)) return false;
   try {
-    await rawJson(as, 'DELETE', path, { propagationPolicy: 'Background' });
+    await as.delete(at, 'Background');
   } catch (e) {
     if (statusCode(e) !== 404) throw e;
     return false;

@@ -24,7 +24,6 @@ export interface WorkDeps {
   kube: KubeClient;
   discovery: Discovery;
   events: EventRecorder;
-  writes?: { inc(labels: { verb: string; resource: string }): void };
   /** The time of the status written (tests inject one). */
   clock?: () => Date;
 }
@@ -42,7 +41,7 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
   const promise = work.metadata.labels?.[LABEL_PROMISE];
   if (!promise)
     return writeWorkStatus(work, [], [`the Work has no ${LABEL_PROMISE} label: nothing is applied`], deps);
-  const as = deps.actAs(promise);
+  const as = deps.kube.as(deps.actAs(promise));
   const applied: AppliedObject[] = [];
   const failures: string[] = [];
   for (const raw of (work.spec.objects ?? []) as Manifest[]) {
@@ -56,7 +55,6 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
     const obj = placed(raw, info.namespaced, namespace);
     const id = identity(obj);
     try {
-      deps.writes?.inc({ verb: 'apply', resource: info.plural });
       await applyObject(as, work, info, obj);
       applied.push(id);
     } catch (e) {
@@ -71,7 +69,6 @@ export async function reconcileWork(key: string, deps: WorkDeps): Promise<Result
     const info = await deps.discovery.resource(o.apiVersion ?? '', o.kind ?? '');
     if (!info) continue;
     try {
-      deps.writes?.inc({ verb: 'delete', resource: info.plural });
       if (await deleteObject(as, work, info, o)) log.info({ work: key, object: describeObject(o) }, 'pruned');
     } catch (e) {
       if (statusCode(e) !== 404) failures.push(`pruning ${describeObject(o)}: ${statusMessage(e)}`);
@@ -92,7 +89,7 @@ async function writeWorkStatus(
   const status = workStatus(work.metadata.generation, kept, failures, work.status, now.toISOString());
   const retry = requeueAfter(workRetryAfter(status, now));
   const coordinates = { ...crd('works', work.metadata.namespace ?? ''), name: work.metadata.name ?? '' };
-  const written = await writeStatusIfChanged(work.status, status, deps.writes, 'works/status', () =>
+  const written = await writeStatusIfChanged(work.status, status, () =>
     deps.kube.replaceStatus(coordinates, { ...work, status }),
   );
   if (written && failures.length > 0)
@@ -111,8 +108,7 @@ async function removeApplied(work: Work, deps: WorkDeps): Promise<number | undef
   for (const o of promise ? (work.status?.applied ?? []) : []) {
     const info = await deps.discovery.resource(o.apiVersion ?? '', o.kind ?? '');
     if (!info) continue; // its API is gone, and the object with it
-    deps.writes?.inc({ verb: 'delete', resource: info.plural });
-    if (await deleteObject(deps.actAs(promise ?? ''), work, info, o)) left++;
+    if (await deleteObject(deps.kube.as(deps.actAs(promise ?? '')), work, info, o)) left++;
   }
   if (left > 0) return 1000;
   await setFinalizers(
@@ -125,7 +121,6 @@ async function removeApplied(work: Work, deps: WorkDeps): Promise<number | undef
 }
 
 async function setFinalizers(work: Work, finalizers: string[], deps: WorkDeps): Promise<void> {
-  deps.writes?.inc({ verb: 'patch', resource: 'works' });
   await deps.kube.patch(
     { ...crd('works', work.metadata.namespace ?? ''), name: work.metadata.name ?? '' },
     { metadata: { finalizers, resourceVersion: work.metadata.resourceVersion } },

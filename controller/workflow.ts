@@ -13,14 +13,13 @@ export async function reconcileWorkflow(
     caches: Caches;
     kube: KubeClient;
     events: EventRecorder;
-    writes?: { inc(labels: { verb: string; resource: string }): void };
   },
 ): Promise<void> {
   const [namespace, name] = key.split('/') as [string, string];
   const wf = deps.caches.workflows.get(namespace, name);
   if (!wf || wf.metadata.deletionTimestamp) return;
   const status = workflowStatus(wf, (n) => deps.caches.workflows.get(namespace, n), new Date().toISOString());
-  const written = await writeStatusIfChanged(wf.status, status, deps.writes, 'workflows/status', () =>
+  const written = await writeStatusIfChanged(wf.status, status, () =>
     deps.kube.replaceStatus({ ...crd('workflows', namespace), name }, { ...wf, status } satisfies Workflow),
   );
   if (!written) return;

@@ -41,8 +41,6 @@ export interface ReconcileDeps {
   agents?: { servedUntil(runtime: string, namespace: string, now: number): number | undefined };
   /** Seconds a finished root run is kept unless its spec says otherwise; none when undefined. */
   defaultTtlSeconds?: number;
-  /** Counts API writes, for the benchmark's writes-per-step figure. */
-  writes?: { inc(labels: { verb: string; resource: string }): void };
   /** The planner's clock (tests inject one). */
   clock?: () => Date;
   /** Whether a run's creator may have what a Run reaches (Secrets, a service account). */
@@ -94,8 +92,6 @@ export async function reconcileWorkflowRun(key: string, deps: ReconcileDeps): Pr
       refused[action.job] = e instanceof AccessDenied ? e.message : refusal(action, e);
       return 'replan';
     },
-    statusResource: 'workflowruns/status',
-    writes: deps.writes,
     // PUT with the cached resourceVersion: a stale cache gets a conflict and the key is retried.
     writeStatus: async (run, status) => {
       // A settled run is cached with part of its status (workflowRunAsObserved): never written back.
@@ -249,22 +245,15 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       return;
     case 'createRun':
       await deps.access?.check(run, action.run);
-      await createOrAdopt(
-        run,
-        'runs',
-        async () => deps.caches.runs.written(await deps.kube.create<Run>(crd('runs', namespace), action.run)),
-        deps,
+      await createOrAdopt(run, 'runs', async () =>
+        deps.caches.runs.written(await deps.kube.create<Run>(crd('runs', namespace), action.run)),
       );
       return;
     case 'createChild':
-      await createOrAdopt(
-        run,
-        'workflowruns',
-        async () =>
-          deps.caches.workflowRuns.written(
-            await deps.kube.create<WorkflowRun>(crd('workflowruns', namespace), action.child),
-          ),
-        deps,
+      await createOrAdopt(run, 'workflowruns', async () =>
+        deps.caches.workflowRuns.written(
+          await deps.kube.create<WorkflowRun>(crd('workflowruns', namespace), action.child),
+        ),
       );
       return;
     case 'markNoAgent':
@@ -272,7 +261,6 @@ async function apply(action: Action, run: WorkflowRun, deps: ReconcileDeps): Pro
       return unserved(action, deps);
     case 'cancelRun':
     case 'cancelChild':
-      deps.writes?.inc({ verb: 'patch', resource: action.type === 'cancelRun' ? 'runs' : 'workflowruns' });
       await deps.kube.patch(
         { ...crd(action.type === 'cancelRun' ? 'runs' : 'workflowruns', namespace), name: action.name },
         { spec: { cancelRequested: true } },
@@ -306,20 +294,14 @@ function createSnapshot(
   deps: ReconcileDeps,
 ): Promise<boolean> {
   const namespace = run.metadata.namespace ?? '';
-  return createOrAdopt(
-    run,
-    'controllerrevisions',
-    async () => {
-      await deps.kube.create<Snapshot>(snapshotsIn(namespace), buildSnapshot(run, name, spec));
-      deps.snapshotSpecs.remember(run.metadata.uid ?? '', spec);
-    },
-    deps,
-  );
+  return createOrAdopt(run, 'controllerrevisions', async () => {
+    await deps.kube.create<Snapshot>(snapshotsIn(namespace), buildSnapshot(run, name, spec));
+    deps.snapshotSpecs.remember(run.metadata.uid ?? '', spec);
+  });
 }
 
 /** A finished run past its retention: deleted, its Runs, children and snapshot by the garbage collector. */
 async function deleteWorkflowRun(run: WorkflowRun, deps: ReconcileDeps): Promise<void> {
-  deps.writes?.inc({ verb: 'delete', resource: 'workflowruns' });
   try {
     await deps.kube.delete(
       { ...crd('workflowruns', run.metadata.namespace ?? ''), name: run.metadata.name ?? '' },
@@ -337,7 +319,6 @@ async function setSuspendedLabel(
   value: boolean,
   deps: ReconcileDeps,
 ): Promise<WorkflowRun> {
-  deps.writes?.inc({ verb: 'patch', resource: 'workflowruns' });
   const patched = await deps.kube.patch<WorkflowRun>(
     { ...crd('workflowruns', run.metadata.namespace ?? ''), name: run.metadata.name ?? '' },
     { metadata: { labels: { [LABEL_SUSPENDED]: value ? 'true' : null } } },
@@ -354,7 +335,6 @@ async function setSuspendedLabel(
 async function writeUnclaimed(run: Run, status: Partial<RunStatus>, deps: ReconcileDeps): Promise<boolean> {
   // A claimed Run is cached with part of its status (runAsObserved): never written back.
   if (!isClaimable(run)) throw new Error(`run ${run.metadata.name}: a claimed Run's status is not written`);
-  deps.writes?.inc({ verb: 'update', resource: 'runs/status' });
   try {
     await deps.kube.replaceStatus(
       { ...crd('runs', run.metadata.namespace ?? ''), name: run.metadata.name ?? '' },
@@ -376,9 +356,7 @@ async function createOrAdopt(
   run: WorkflowRun,
   resource: string,
   create: () => Promise<unknown>,
-  deps: ReconcileDeps,
 ): Promise<boolean> {
-  deps.writes?.inc({ verb: 'create', resource });
   try {
     await create();
     return true;

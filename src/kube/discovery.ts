@@ -2,6 +2,7 @@
 // per group version and kept for a minute (a Promise may install a new API at any time).
 import type { KubeAccess } from './access.js';
 import { rawJson } from './raw.js';
+import type { ObjectCoordinates } from './rest.js';
 
 export interface ResourceInfo {
   /** `/api/v1` or `/apis/<group>/<version>`. */
@@ -41,8 +42,15 @@ export class Discovery {
   }
 
   /** The URL of one object. */
-  static path(info: ResourceInfo, namespace: string | undefined, name: string): string {
-    const ns = info.namespaced ? `/namespaces/${encodeURIComponent(namespace ?? '')}` : '';
-    return `${info.base}${ns}/${info.plural}/${encodeURIComponent(name)}`;
+  /** The coordinates of one object of the resource, for KubeClient. */
+  static coordinates(info: ResourceInfo, namespace: string | undefined, name: string): ObjectCoordinates {
+    const [, api, group, version] = info.base.split('/');
+    return {
+      group: api === 'api' ? '' : (group ?? ''),
+      version: (api === 'api' ? group : version) ?? '',
+      plural: info.plural,
+      ...(info.namespaced ? { namespace: namespace ?? '' } : {}),
+      name,
+    };
   }
 }

@@ -1,5 +1,6 @@
 // Every call ends, resolved or rejected, whatever the server does after its headers: a local HTTPS
 // server (a certificate made by openssl) that cuts the body off, stalls, or answers 200 with no JSON.
+// And KubeClient over it: the requests each of its calls sends, and the writes it counts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeAccess } from './access.js';
 import { HttpError, rawJson } from './raw.js';
+import { KubeClient } from './rest.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'krt-raw-'));
 let server: https.Server;
@@ -16,6 +18,8 @@ const seen = new WeakMap<object, number>();
 let socketsSeen = 0;
 const sockets = (s: object) => seen.get(s) ?? (seen.set(s, ++socketsSeen), socketsSeen);
 let kc: KubeAccess;
+/** What the server was sent under /api and /apis: method, path, content type, body. */
+const sent: string[] = [];
 
 beforeAll(async () => {
   execFileSync(
@@ -42,6 +46,17 @@ beforeAll(async () => {
   server = https.createServer(
     { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) },
     (req, res) => {
+      if (req.url?.startsWith('/api')) {
+        let body = '';
+        req.setEncoding('utf8');
+        req.on('data', (c: string) => (body += c));
+        req.on('end', () => {
+          sent.push(`${req.method} ${req.url} ${req.headers['content-type'] ?? '-'} ${body || '-'}`);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{}');
+        });
+        return;
+      }
       switch (req.url) {
         case '/cut':
           res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
@@ -118,5 +133,39 @@ describe('rawJson', () => {
   });
   it('rejects an error status with its code', async () => {
     await expect(rawJson(kc, 'GET', '/gone')).rejects.toBeInstanceOf(HttpError);
+  });
+});
+
+describe('KubeClient', () => {
+  it('counts each write it sends, by verb and resource, reads not, and acting as another counts alike', async () => {
+    const counted: string[] = [];
+    const kube = new KubeClient(kc, { inc: (l) => counted.push(`${l.verb} ${l.resource}`) });
+    const cm = { group: '', version: 'v1', plural: 'configmaps', namespace: 'ns' };
+    const crds = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions' };
+    sent.length = 0;
+    await kube.get({ ...cm, name: 'a' });
+    await kube.create(cm, { n: 1 });
+    await kube.create(crds, { n: 2 }, 'kruntimes');
+    await kube.replaceStatus({ ...cm, name: 'a' }, { n: 3 });
+    await kube.patch({ ...cm, name: 'a' }, { n: 4 });
+    await kube.apply({ ...crds, name: 'x.y' }, { n: 5 });
+    await kube.as(kc).delete({ ...cm, name: 'a' }, 'Background', 'u-1');
+    expect(counted).toEqual([
+      'create configmaps',
+      'create customresourcedefinitions',
+      'update configmaps/status',
+      'patch configmaps',
+      'apply customresourcedefinitions',
+      'delete configmaps',
+    ]);
+    expect(sent).toEqual([
+      'GET /api/v1/namespaces/ns/configmaps/a - -',
+      'POST /api/v1/namespaces/ns/configmaps application/json {"n":1}',
+      'POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldManager=kruntimes application/json {"n":2}',
+      'PUT /api/v1/namespaces/ns/configmaps/a/status application/json {"n":3}',
+      'PATCH /api/v1/namespaces/ns/configmaps/a application/merge-patch+json {"n":4}',
+      'PATCH /apis/apiextensions.k8s.io/v1/customresourcedefinitions/x.y?fieldManager=kruntimes&force=true application/apply-patch+yaml {"n":5}',
+      'DELETE /api/v1/namespaces/ns/configmaps/a?propagationPolicy=Background application/json {"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"u-1"}}',
+    ]);
   });
 });

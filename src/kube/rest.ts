@@ -4,7 +4,10 @@
 // larger part of a Node.js process's memory (docs/benchmarks.md, "Memory").
 import { GROUP, VERSION } from '../api/crds.js';
 import type { KubeAccess } from './access.js';
-import { HttpError, rawJson } from './raw.js';
+import { HttpError, rawJson, serverSideApply } from './raw.js';
+
+/** Where the client counts its writes (the controller's krt_controller_api_writes_total). */
+export type WriteCounter = { inc(labels: { verb: string; resource: string }): void };
 
 /** Where a resource lives: its group ('' for the core group), version, plural and namespace (none when cluster-scoped). */
 export interface Coordinates {
@@ -37,40 +40,63 @@ const PATCH_TYPES = {
 
 export type PatchType = keyof typeof PATCH_TYPES;
 
+/**
+ * Every write a controller makes goes through here, and is counted here (by verb and resource) before
+ * it is sent.
+ */
 export class KubeClient {
-  constructor(readonly access: KubeAccess) {}
+  constructor(
+    readonly access: KubeAccess,
+    private readonly writes?: WriteCounter,
+  ) {}
+
+  /** The same client with other credentials (a Promise's service account), its writes counted alike. */
+  as(access: KubeAccess): KubeClient {
+    return new KubeClient(access, this.writes);
+  }
+
+  private count(verb: string, c: Coordinates, subresource?: string): void {
+    this.writes?.inc({ verb, resource: subresource ? `${c.plural}/${subresource}` : c.plural });
+  }
 
   get<T = unknown>(o: ObjectCoordinates): Promise<T> {
     return rawJson(this.access, 'GET', resourcePath(o)) as Promise<T>;
   }
 
-  create<T = unknown>(c: Coordinates, body: unknown): Promise<T> {
-    return rawJson(this.access, 'POST', resourcePath(c), body) as Promise<T>;
+  /** `fieldManager`: who the new object's fields are recorded as written by. */
+  create<T = unknown>(c: Coordinates, body: unknown, fieldManager?: string): Promise<T> {
+    this.count('create', c);
+    const q = fieldManager ? `?fieldManager=${encodeURIComponent(fieldManager)}` : '';
+    return rawJson(this.access, 'POST', resourcePath(c) + q, body) as Promise<T>;
   }
 
   replace<T = unknown>(o: ObjectCoordinates, body: unknown): Promise<T> {
+    this.count('update', o);
     return rawJson(this.access, 'PUT', resourcePath(o), body) as Promise<T>;
   }
 
   /** PUT of the status subresource: a conflict (409) when `body`'s resourceVersion is not the stored one. */
   replaceStatus<T = unknown>(o: ObjectCoordinates, body: unknown): Promise<T> {
+    this.count('update', o, 'status');
     return rawJson(this.access, 'PUT', resourcePath(o, 'status'), body) as Promise<T>;
   }
 
   patch<T = unknown>(o: ObjectCoordinates, body: unknown, type: PatchType = 'merge'): Promise<T> {
+    this.count('patch', o);
     return rawJson(this.access, 'PATCH', resourcePath(o), body, 30_000, PATCH_TYPES[type]) as Promise<T>;
   }
 
   /** A patch of the status subresource (what an executor writes of a Run). */
   patchStatus<T = unknown>(o: ObjectCoordinates, body: unknown, type: PatchType = 'merge'): Promise<T> {
-    return rawJson(
-      this.access,
-      'PATCH',
-      resourcePath(o, 'status'),
-      body,
-      30_000,
-      PATCH_TYPES[type],
-    ) as Promise<T>;
+    this.count('patch', o, 'status');
+    const path = resourcePath(o, 'status');
+    return rawJson(this.access, 'PATCH', path, body, 30_000, PATCH_TYPES[type]) as Promise<T>;
+  }
+
+  /** Server-side apply as kruntimes, taking over fields another manager holds (src/kube/raw.ts). */
+  apply<T = unknown>(o: ObjectCoordinates, body: unknown): Promise<T> {
+    this.count('apply', o);
+    return serverSideApply(this.access, resourcePath(o), body) as Promise<T>;
   }
 
   /**
@@ -82,6 +108,7 @@ export class KubeClient {
     propagationPolicy?: 'Background' | 'Foreground' | 'Orphan',
     uid?: string,
   ): Promise<void> {
+    this.count('delete', o);
     const q = propagationPolicy ? `?propagationPolicy=${propagationPolicy}` : '';
     const body = uid ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } } : undefined;
     await rawJson(this.access, 'DELETE', resourcePath(o) + q, body);

@@ -50,7 +50,6 @@ async function runOne(kube: KubeClient, namespace: string, body: WorkflowRun): P
         } else throw new Error(`the floor does not apply ${a.type}`);
       },
       failed: () => 'fatal',
-      statusResource: 'workflowruns/status',
       writeStatus: async (target, status) => {
         run = await kube.replaceStatus<WorkflowRun>(coordinates, { ...target, status });
       },

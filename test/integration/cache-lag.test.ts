@@ -86,10 +86,9 @@ async function reconcileCalling(uses: string) {
     writes,
     reconcileWorkflowRun(`${c.namespace}/${name}`, {
       caches,
-      kube: new KubeClient(c.admin.kc),
+      kube: new KubeClient(c.admin.kc, { inc: (l) => writes.push(`${l.verb} ${l.resource}`) }),
       snapshotSpecs,
       events: { record: () => undefined } satisfies EventRecorder,
-      writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
     }),
   );
 }
@@ -146,9 +145,8 @@ async function reconcileResourceUsing(uses: string) {
       kc: c.admin.kc,
       api,
       promise: () => promise,
-      kube: new KubeClient(c.admin.kc),
+      kube: new KubeClient(c.admin.kc, { inc: (l) => writes.push(`${l.verb} ${l.resource}`) }),
       events: { record: () => undefined } satisfies EventRecorder,
-      writes: { inc: (l) => writes.push(`${l.verb} ${l.resource}`) },
     }),
   );
 }

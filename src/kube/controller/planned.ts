@@ -16,8 +16,6 @@ export interface Plan<S, A> {
 /** How a failed action counts: the plan changes (plan again), retry later, or stop at once. */
 export type Failure = 'replan' | 'transient' | 'fatal';
 
-export type WriteCounter = { inc(labels: { verb: string; resource: string }): void };
-
 export interface PlannedReconcile<O, S extends object, A, P extends Plan<S, A> = Plan<S, A>> {
   /** The object as the cache holds it: its status is what the new status is compared with. */
   object: O;
@@ -43,10 +41,8 @@ export interface PlannedReconcile<O, S extends object, A, P extends Plan<S, A> =
   failed(a: A, e: unknown): Failure;
   /** Whether the object is gone after this plan (its last finalizer came off): no status to write. */
   gone?(plan: P): boolean;
+  /** Writes the status (through KubeClient, which counts its writes). */
   writeStatus(target: O, status: S): Promise<unknown>;
-  /** The status subresource's name in the write counter (`workflowruns/status`). */
-  statusResource: string;
-  writes?: WriteCounter;
   /** Events of what changed between the old and the new status, once it is written. */
   announce?(before: S | undefined, after: S): void;
   clock?: () => Date;
@@ -91,9 +87,7 @@ export async function reconcilePlanned<O, S extends object, A, P extends Plan<S,
   const before = r.statusOf(r.object);
   const written =
     !r.gone?.(plan) &&
-    (await writeStatusIfChanged(before, plan.status, r.writes, r.statusResource, () =>
-      r.writeStatus(target, plan.status),
-    ));
+    (await writeStatusIfChanged(before, plan.status, () => r.writeStatus(target, plan.status)));
   if (written) r.announce?.(before, plan.status);
   for (const action of plan.actions) if (r.afterStatus?.(action)) await r.apply(action, target);
   // Transient failures (network, 429, 5xx) are retried with backoff, after the status is written.
@@ -103,17 +97,14 @@ export async function reconcilePlanned<O, S extends object, A, P extends Plan<S,
 
 /**
  * The status write every reconciler makes: only when the status says something new (condition
- * times alone are not news), counted for the benchmark's writes-per-step figure.
+ * times alone are not news).
  */
 export async function writeStatusIfChanged<S extends object>(
   before: S | undefined,
   after: S,
-  writes: WriteCounter | undefined,
-  resource: string,
   write: () => Promise<unknown>,
 ): Promise<boolean> {
   if (sameStatus(before, after)) return false;
-  writes?.inc({ verb: 'update', resource });
   await write();
   return true;
 }
