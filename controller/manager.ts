@@ -29,7 +29,7 @@ import {
   type LeaseLike,
 } from '../src/runtime/agents.js';
 import { isClaimable } from '../src/runtime/lifecycle.js';
-import { runAsObserved } from '../src/plan/run-plan.js';
+import { runAsObserved, type ObservedRun } from '../src/plan/run-plan.js';
 import { workflowRunAsObserved } from '../src/plan/workflowrun.js';
 import { log } from '../src/telemetry/log.js';
 import type { OpsOptions } from '../src/telemetry/ops.js';
@@ -260,7 +260,7 @@ function workflowCaches(m: ControllerManager): Caches {
       indexLabels: [LABEL_PARENT_UID, LABEL_RESOURCE_UID],
       transform: (run: WorkflowRun) => workflowRunAsObserved(run, cachedValues),
     }),
-    runs: m.informer<Run>({
+    runs: m.informer<ObservedRun>({
       path: `${API}/runs`,
       indexLabels: [LABEL_WORKFLOWRUN_UID],
       transform: (run: Run) => runAsObserved(run, cachedValues),

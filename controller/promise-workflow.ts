@@ -1,11 +1,11 @@
 // The Promise's own workflows in the Promise reconciler: plan them (src/plan/promise-workflow.ts),
 // apply the plan's actions as a resource's are applied, and hand back what the Promise's status
 // shows of them. A run the API server refuses outright fails its pipeline, as a resource's does.
+import type { ObservedRun } from '../src/plan/run-plan.js';
 import type {
   Condition,
   PromiseObject,
   ResourceStatus,
-  Run,
   Work,
   Workflow,
   WorkflowRun,
@@ -37,7 +37,7 @@ const PROMISES: ResourceApi = {
 
 export interface PromiseWorkflowDeps extends Omit<ActionDeps, 'api' | 'promise'> {
   workflowRuns: ResilientInformer<WorkflowRun>;
-  runs: ResilientInformer<Run>;
+  runs: ResilientInformer<ObservedRun>;
   works: ResilientInformer<Work>;
   workflows: ResilientInformer<Workflow>;
   defaultInterval?: string;

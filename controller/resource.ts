@@ -1,9 +1,10 @@
 // The reconciler of one Promise's resources: load the resource, its pipeline WorkflowRuns and Works
 // from the caches, plan with planResourceWorkflow, apply the actions, write status only when it
 // changed. One instance per Promise, added and removed while the controller runs.
+import type { ObservedRun } from '../src/plan/run-plan.js';
 import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
-import type { PromiseObject, ResourceObject, Run, Work, Workflow, WorkflowRun } from '../src/api/types.js';
+import type { PromiseObject, ResourceObject, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION } from '../src/api/crds.js';
 import { controlledBy, madeFor } from '../src/api/objects.js';
 import type { KubeAccess } from '../src/kube/access.js';
@@ -27,7 +28,7 @@ export interface ResourceDeps {
   promise: () => PromiseObject | undefined;
   resources: ResilientInformer<ResourceObject>;
   workflowRuns: ResilientInformer<WorkflowRun>;
-  runs: ResilientInformer<Run>;
+  runs: ResilientInformer<ObservedRun>;
   works: ResilientInformer<Work>;
   workflows: ResilientInformer<Workflow>;
   kube: KubeClient;

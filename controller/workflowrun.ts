@@ -1,5 +1,6 @@
 // The WorkflowRun reconciler: load from the informer caches, plan with src/plan, apply the
 // actions, write status only when it changed. Nothing from an earlier reconcile is trusted.
+import type { ObservedRun } from '../src/plan/run-plan.js';
 import type { Result } from '../src/kube/controller/controller.js';
 import { reconcilePlanned } from '../src/kube/controller/planned.js';
 import type { Run, RunStatus, Workflow, WorkflowRun, WorkflowRunSpec } from '../src/api/types.js';
@@ -27,7 +28,7 @@ import { snapshotsIn, type Snapshot, type SnapshotSpecs } from './snapshots.js';
 
 export interface Caches {
   workflowRuns: ResilientInformer<WorkflowRun>;
-  runs: ResilientInformer<Run>;
+  runs: ResilientInformer<ObservedRun>;
   workflows: ResilientInformer<Workflow>;
 }
 

@@ -38,7 +38,7 @@ const plan = (run: WorkflowRun, nowMs: number, defaultTtlSeconds?: number) =>
         apiVersion: 'kruntimes.io/v1alpha1',
         kind: 'Run',
         metadata: { name: 'r-a-s', namespace: 'ns' },
-        spec: { runtime: 'bash', script: 'true' },
+        spec: { runtime: 'bash' },
         status: { phase: 'Succeeded' },
       },
     ],

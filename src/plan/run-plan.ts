@@ -16,7 +16,7 @@ export interface Observed {
   /** The spec frozen in the snapshot ControllerRevision, when it exists. */
   snapshot?: WorkflowRunSpec;
   /** Direct child Runs (label kruntimes.io/workflowrun-uid). */
-  runs: Run[];
+  runs: ObservedRun[];
   /** Direct child WorkflowRuns (label kruntimes.io/parent-uid). */
   children: WorkflowRun[];
   /** Workflows of the namespace, read when a call job becomes runnable (late binding). */
@@ -93,6 +93,9 @@ export interface CallJobCtx extends JobCtx {
   timers: number[];
 }
 
+/** What the controller's cache keeps of a Run (runAsObserved), so a planner cannot read more. */
+export type ObservedRun = Omit<Run, 'spec'> & { spec: Pick<Run['spec'], 'runtime' | 'cancelRequested'> };
+
 /**
  * What the planners read of a Run: its metadata, its status, and of its spec only the runtime and
  * the cancel request. The controller's cache keeps this much, so a Run's script, environment and
@@ -101,7 +104,7 @@ export interface CallJobCtx extends JobCtx {
  * assignee and start time; the controller writes the status of an unclaimed Run alone. An ended
  * Run, kept until its WorkflowRun goes, is compacted, and its spec shared through `values`.
  */
-export function runAsObserved(run: Run, values?: SharedValues): Run {
+export function runAsObserved(run: Run, values?: SharedValues): ObservedRun {
   const metadata = metadataWithoutManagedFields(run.metadata);
   const { runtime, cancelRequested } = run.spec;
   const spec = { runtime, ...(cancelRequested !== undefined ? { cancelRequested } : {}) };
