@@ -5,11 +5,15 @@ import { FINALIZER_DELETE_WORKFLOW, LABEL_RESOURCE_UID, LABEL_WORKFLOW_TYPE } fr
 import type { Files } from '../promise/files.js';
 import {
   hasPromiseWorkflows,
-  planPromiseWorkflow,
+  planPromiseWorkflow as planner,
   promiseWorkflowStatus,
   type PromiseObserved,
 } from './promise-workflow.js';
 import type { ResourceAction } from './resource.js';
+import { frozen } from './frozen.testing.js';
+
+/** The planner, given its input frozen: one that changed what it was given would throw. */
+const planPromiseWorkflow = (o: PromiseObserved) => planner(frozen(o));
 
 const pipeline = (name: string, run = 'true'): Pipeline => ({
   apiVersion: 'kruntimes.io/v1alpha1',

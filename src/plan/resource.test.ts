@@ -12,7 +12,11 @@ import {
 } from '../labels.js';
 import type { Files } from '../promise/files.js';
 import { workflowHash } from '../promise/pipeline.js';
-import { planResourceWorkflow, type ResourceAction, type ResourceObserved } from './resource.js';
+import { planResourceWorkflow as planner, type ResourceAction, type ResourceObserved } from './resource.js';
+import { frozen } from './frozen.testing.js';
+
+/** The planner, given its input frozen: one that changed what it was given would throw. */
+const planResourceWorkflow = (o: ResourceObserved) => planner(frozen(o));
 
 const pipeline = (name: string, run = 'echo hi'): Pipeline => ({
   apiVersion: 'kruntimes.io/v1alpha1',
@@ -155,7 +159,7 @@ describe('planResourceWorkflow', () => {
     });
     const files: Files = { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n' };
     const p2 = planResourceWorkflow(
-      observe({ resource: r, runs: [a], filesOf: (w) => (w === a ? files : {}) }),
+      observe({ resource: r, runs: [a], filesOf: (w) => (w.metadata.name === a.metadata.name ? files : {}) }),
     );
     const b = creates(p2.actions)[0]?.run as WorkflowRun;
     expect(b.metadata.labels?.[LABEL_PIPELINE]).toBe('b');
@@ -167,7 +171,7 @@ describe('planResourceWorkflow', () => {
       observe({
         resource: r,
         runs: [a, ran(b, 'Succeeded')],
-        filesOf: (w) => (w === a ? files : {}),
+        filesOf: (w) => (w.metadata.name === a.metadata.name ? files : {}),
         now: later(1000),
       }),
     );

@@ -1,5 +1,9 @@
 import type { Run, Workflow, WorkflowRun } from '../api/types.js';
-import { planWorkflowRun, withFailedJobs, type Action, type Observed } from './workflowrun.js';
+import { planWorkflowRun as planner, withFailedJobs, type Action, type Observed } from './workflowrun.js';
+import { frozen } from './frozen.testing.js';
+
+/** The planner, given its input frozen: one that changed what it was given would throw. */
+const planWorkflowRun = (o: Observed) => planner(frozen(o));
 
 const NOW = new Date('2026-12-02T10:00:00Z');
 const inline = (run: string, extra: object = {}) => ({
