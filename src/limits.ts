@@ -41,6 +41,10 @@ export const MAX_OUTPUT_VALUE_LENGTH = 4 * 1024;
 export const MAX_STATUS_JSON_BYTES = 16 * 1024;
 export const MAX_STATUS_DEPTH = 8;
 export const MAX_STATUS_CONDITIONS = 8;
+/** metav1.Condition's own bounds: a type (a qualified name), a reason, a message. */
+export const MAX_CONDITION_TYPE_LENGTH = 316;
+export const MAX_CONDITION_REASON_LENGTH = 1024;
+export const MAX_CONDITION_MESSAGE_LENGTH = 32768;
 /** Characters of a description. */
 export const MAX_DESCRIPTION_LENGTH = 1024;
 /** Run.status.logTail keeps the last 4 KiB of output (issue: runtimed). */

@@ -25,10 +25,16 @@ export const files = (description: string): Schema =>
 export const conditionSchema: Schema = obj(
   'A condition in the Kubernetes convention (metav1.Condition).',
   {
-    type: str('Type of condition in CamelCase, such as Ready or Succeeded.', { maxLength: 316 }),
+    type: str('Type of condition in CamelCase, such as Ready or Succeeded.', {
+      maxLength: L.MAX_CONDITION_TYPE_LENGTH,
+    }),
     status: str('True, False or Unknown.', { enum: ['True', 'False', 'Unknown'] }),
-    reason: str('Machine-readable CamelCase reason for the last transition.', { maxLength: 1024 }),
-    message: str('Human-readable details about the last transition.', { maxLength: 32768 }),
+    reason: str('Machine-readable CamelCase reason for the last transition.', {
+      maxLength: L.MAX_CONDITION_REASON_LENGTH,
+    }),
+    message: str('Human-readable details about the last transition.', {
+      maxLength: L.MAX_CONDITION_MESSAGE_LENGTH,
+    }),
     observedGeneration: int('The .metadata.generation this condition was set from.', { minimum: 0 }),
     lastTransitionTime: time('When the condition last changed status.'),
   },

@@ -12,7 +12,7 @@ import { materialize, resolveInputs } from '../render/materialize.js';
 import { buildChild } from './build-objects.js';
 import { PREVIOUS_RETRY_MS } from './inline-job.js';
 import { runOutputs } from './run-outputs.js';
-import type { CallJobCtx, Observed } from './run-plan.js';
+import { startGate, type CallJobCtx, type Observed } from './run-plan.js';
 
 export function callJob(
   o: Observed,
@@ -25,10 +25,9 @@ export function callJob(
   const childName = childWorkflowRunName(o.run.metadata.name ?? '', jobName);
   const child = j.childrenByName.get(childName);
   if (child) return followChild(child, childName, j);
-  if (before.phase === 'Failed') return { phase: 'Failed', message: before.message };
-  if (j.cancel) return { phase: 'Cancelled', message: 'cancelled before it started' };
-  if (j.blocked) return { phase: 'Skipped', message: `needs job "${j.blocked}", which did not succeed` };
-  if (!j.ready) return { phase: 'Pending' };
+  const gate = startGate(before, j);
+  if (gate === 'wait') return { phase: 'Pending' };
+  if (gate) return gate;
 
   const taken = o.takenByOther?.('WorkflowRun', childName);
   if (taken === 'previous') {

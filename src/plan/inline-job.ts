@@ -11,7 +11,7 @@ import { NO_AGENT, noAgentMessage } from '../runtime/agents.js';
 import { isClaimable } from '../runtime/lifecycle.js';
 import { renderScript } from '../shell/render.js';
 import { buildRun, runContainer, type RunEnv } from './build-objects.js';
-import type { InlineJobCtx, Observed } from './run-plan.js';
+import { startGate, type InlineJobCtx, type Observed } from './run-plan.js';
 import { decide, suspends, type Decision } from './suspension.js';
 
 type StepSpec = NonNullable<JobSpec['steps']>[number];
@@ -109,12 +109,9 @@ export function inlineJob(
   const st = progress(f);
   if (f.suspension && j.cancel) return { ...st, phase: 'Cancelled', message: 'cancelled while suspended' };
   if (f.suspension) return suspended(st, f.suspension, o, j);
-  if (!f.started && f.failedBefore) return { phase: 'Failed', message: before.message };
-  // In a cancelled run, a job that never started is Cancelled, whatever its needs became.
-  if (!f.started && j.cancel) return { phase: 'Cancelled', message: 'cancelled before it started' };
-  if (!f.started && j.blocked)
-    return { phase: 'Skipped', message: `needs job "${j.blocked}", which did not succeed` };
-  if (!f.started && !j.ready) return st;
+  const gate = f.started ? undefined : startGate(before, j);
+  if (gate === 'wait') return st;
+  if (gate) return gate;
   if (f.failedStep) return { ...st, phase: 'Failed', message: stepFailure(f.failedStep) };
   if (f.cancelledStep && f.active) return { ...st, phase: 'Running' };
   if (f.cancelledStep) return { ...st, phase: 'Cancelled', message: 'cancelled on request' };

@@ -80,6 +80,18 @@ export interface JobCtx {
   actions: Action[];
 }
 
+/**
+ * The gate of a job that has not started, the same for call and inline jobs: a failure recorded
+ * earlier stays; a cancelled run cancels it, whatever its needs became; a need that did not succeed
+ * skips it; 'wait' while its needs run; undefined once it may start.
+ */
+export function startGate(before: JobStatus, j: JobCtx): JobStatus | 'wait' | undefined {
+  if (before.phase === 'Failed') return { phase: 'Failed', message: before.message };
+  if (j.cancel) return { phase: 'Cancelled', message: 'cancelled before it started' };
+  if (j.blocked) return { phase: 'Skipped', message: `needs job "${j.blocked}", which did not succeed` };
+  return j.ready ? undefined : 'wait';
+}
+
 export interface InlineJobCtx extends JobCtx {
   runsByName: Map<string, Run>;
   timers: number[];

@@ -4,6 +4,8 @@
 // in status as written, nested values included. Bounded (src/limits.ts): the error names the bound.
 import { parseYamlMap } from './yamlmap.js';
 import {
+  MAX_CONDITION_REASON_LENGTH,
+  MAX_CONDITION_TYPE_LENGTH,
   MAX_OUTPUT_VALUE_LENGTH,
   MAX_OUTPUTS,
   MAX_STATUS_CONDITIONS,
@@ -77,13 +79,15 @@ function parseConditions(v: unknown): { conditions: WrittenCondition[] } | { err
     const at = `$KRT_STATUS conditions[${i}]`;
     if (c === null || typeof c !== 'object' || Array.isArray(c)) return { error: `${at}: must be a mapping` };
     const { type, status, reason, message } = c as Record<string, unknown>;
-    if (typeof type !== 'string' || type.length > 316 || !CONDITION_TYPE.test(type))
+    if (typeof type !== 'string' || type.length > MAX_CONDITION_TYPE_LENGTH || !CONDITION_TYPE.test(type))
       return { error: `${at}.type: must be a condition type such as Ready or example.com/Ready` };
     if (status !== 'True' && status !== 'False' && status !== 'Unknown')
       return { error: `${at}.status: must be True, False or Unknown` };
     if (
       reason !== undefined &&
-      (typeof reason !== 'string' || reason.length > 1024 || !CONDITION_REASON.test(reason))
+      (typeof reason !== 'string' ||
+        reason.length > MAX_CONDITION_REASON_LENGTH ||
+        !CONDITION_REASON.test(reason))
     )
       return { error: `${at}.reason: must be a CamelCase word such as DatabaseReady` };
     if (message !== undefined && (typeof message !== 'string' || message.length > MAX_OUTPUT_VALUE_LENGTH))
