@@ -192,7 +192,7 @@ async function teardown(
   if (!crd.metadata.deletionTimestamp) {
     // The uid precondition: a CRD replaced since the cache saw it is not deleted.
     await deps.kube
-      .delete({ ...CRDS, name: crdName ?? '' }, undefined, crd.metadata.uid)
+      .delete({ ...CRDS, name: crdName ?? '' }, { uid: crd.metadata.uid })
       .catch((e: unknown) => {
         if (statusCode(e) !== 404 && statusCode(e) !== 409) throw e;
       });

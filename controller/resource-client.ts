@@ -36,5 +36,5 @@ export function replaceResourceStatus(
 }
 
 export function deleteResource(kube: KubeClient, api: ResourceApi, r: Target): Promise<void> {
-  return kube.delete(at(api, r), 'Background');
+  return kube.delete(at(api, r), { propagationPolicy: 'Background' });
 }

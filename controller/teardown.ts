@@ -100,7 +100,7 @@ async function remove(namespace: string, d: Doomed, deps: Deps): Promise<void> {
   try {
     // A Run or child is deleted only as the object seen (its uid): a run made again under the same
     // name may already hold the name.
-    await deps.kube.delete(where, 'Background', d.uid);
+    await deps.kube.delete(where, { propagationPolicy: 'Background', uid: d.uid });
   } catch (e) {
     // Gone already, or the name holds another object now.
     if (statusCode(e) === 404 || statusCode(e) === 409) return;

@@ -57,7 +57,7 @@ export async function deleteObject(
   const found = await current(as, at);
   if (!found || !ours(found, work)) return false;
   try {
-    await as.delete(at, 'Background');
+    await as.delete(at, { propagationPolicy: 'Background' });
   } catch (e) {
     if (statusCode(e) !== 404) throw e;
     return false;

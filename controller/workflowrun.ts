@@ -306,7 +306,7 @@ async function deleteWorkflowRun(run: WorkflowRun, deps: ReconcileDeps): Promise
   try {
     await deps.kube.delete(
       { ...crd('workflowruns', run.metadata.namespace ?? ''), name: run.metadata.name ?? '' },
-      'Background',
+      { propagationPolicy: 'Background' },
     );
     log.info({ run: `${run.metadata.namespace}/${run.metadata.name}` }, 'deleted after its retention');
   } catch (e) {

@@ -8,8 +8,8 @@ import { dirname } from 'node:path';
 import type * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
 import { ResilientInformer } from '../src/kube/informer.js';
-import { HttpError, rawJson, rawStream, rawText } from '../src/kube/raw.js';
-import { statusMessage } from '../src/kube/rest.js';
+import { rawStream, rawText } from '../src/kube/raw.js';
+import { KubeClient, statusCode, statusMessage } from '../src/kube/rest.js';
 import { LABEL_RUN_UID } from '../src/labels.js';
 import { controlledBy } from '../src/api/objects.js';
 import type { Ending } from '../src/runtime/lifecycle.js';
@@ -36,7 +36,7 @@ import { log } from '../src/telemetry/log.js';
 import { BoundedLog } from './bounded-log.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { podWarning } from './pod-events.js';
-import { createStepPod, deleteStepPod, podPath } from './pod-writes.js';
+import { createStepPod, deleteStepPod, podPath, pods } from './pod-writes.js';
 import type { Executor } from './executor.js';
 import type { RunningStep } from './launcher-client.js';
 import type { NamespaceReads } from './namespace-reads.js';
@@ -81,12 +81,15 @@ export class PodExecutor implements Executor {
   private readonly informers: ResilientInformer<Pod>[];
   private readonly watching = new Map<string, (fresh?: boolean) => void>();
   private ticker: NodeJS.Timeout | undefined;
+  /** @internal for PodExecution: the one client of its Pod writes and reads. */
+  readonly kube: KubeClient;
 
   constructor(
     private readonly kc: k8s.KubeConfig,
     private readonly opts: PodExecutorOptions,
     private readonly namespaces: NamespaceReads,
   ) {
+    this.kube = new KubeClient(kc);
     const paths = opts.namespaces.length ? opts.namespaces.map((ns) => podPath(ns)) : ['/api/v1/pods'];
     this.informers = paths.map(
       (path) =>
@@ -156,7 +159,7 @@ export class PodExecutor implements Executor {
     const pod = this.cached(ns, name);
     if (!pod || !runsPod(pod, run)) return;
     // Not Cancelled while the Pod still runs: the agent tries again at the Run's next event.
-    if (!(await deleteStepPod(this.kc, ns, name, pod.metadata?.uid, this.opts.graceMs)))
+    if (!(await deleteStepPod(this.kube, ns, name, pod.metadata?.uid, this.opts.graceMs)))
       throw new Error(`the step Pod ${name} could not be deleted`);
   }
 
@@ -234,11 +237,11 @@ class PodExecution implements RunningStep {
   }
 
   private deletePod(uid = this.ex.pod(this.ns, this.name)?.metadata?.uid): Promise<boolean> {
-    return deleteStepPod(this.ex.kubeConfig, this.ns, this.name, uid, this.ex.options.graceMs);
+    return deleteStepPod(this.ex.kube, this.ns, this.name, uid, this.ex.options.graceMs);
   }
 
   private async create(body: object): Promise<Pod> {
-    const pod = (await createStepPod(this.ex.kubeConfig, this.ns, body, {
+    const pod = (await createStepPod(this.ex.kube, this.ns, body, {
       stuckMs: this.ex.options.stuckMs,
       abandoned: () => this.stopped !== undefined,
       waiting: (why) => (this.waiting = why),
@@ -261,9 +264,10 @@ class PodExecution implements RunningStep {
       log.debug({ run: `${this.ns}/${this.name}` }, 'step Pod created');
     } catch (e) {
       if (this.stopped) return;
-      if (!(e instanceof HttpError)) throw e;
-      if (e.code !== 409) return this.end({ startError: `the step Pod was refused: ${statusMessage(e)}` });
-      pod = (await rawJson(this.ex.kubeConfig, 'GET', podPath(this.ns, this.name))) as Pod;
+      if (statusCode(e) === undefined) throw e;
+      if (statusCode(e) !== 409)
+        return this.end({ startError: `the step Pod was refused: ${statusMessage(e)}` });
+      pod = await this.ex.kube.get<Pod>({ ...pods(this.ns), name: this.name });
       if (!runsPod(pod, this.run))
         return this.end({ startError: `a Pod named ${this.name} exists and belongs to another Run` });
       log.info({ run: `${this.ns}/${this.name}` }, 'adopted the step Pod of an earlier claim');
@@ -272,10 +276,11 @@ class PodExecution implements RunningStep {
     if (this.stopped) return void (this.stopped !== 'release' && (await this.deletePod(pod.metadata?.uid)));
     this.unwatch = this.ex.watch(this.ns, this.name, (fresh) => {
       if (!fresh) return this.observe('cache');
-      void rawJson(this.ex.kubeConfig, 'GET', podPath(this.ns, this.name))
-        .then((p) => this.observe('server', p as Pod))
+      void this.ex.kube
+        .get<Pod>({ ...pods(this.ns), name: this.name })
+        .then((p) => this.observe('server', p))
         .catch((e: unknown) => {
-          if (e instanceof HttpError && e.code === 404) this.observe('server');
+          if (statusCode(e) === 404) this.observe('server');
         });
     });
     this.observe('created', pod);
@@ -306,7 +311,7 @@ class PodExecution implements RunningStep {
   private async stuck(outcome: Extract<PodOutcome, { state: 'failed' }>): Promise<void> {
     if (this.ending || this.askedEvents) return;
     this.askedEvents = true;
-    const warning = await podWarning(this.ex.kubeConfig, this.ns, this.name);
+    const warning = await podWarning(this.ex.kube, this.ns, this.name);
     void this.settle({ ...outcome, message: warning ? `${outcome.message}: ${warning}` : outcome.message });
   }
 

@@ -1,16 +1,21 @@
 // The step Pod's two writes, each riding out what passes: a busy API server (429, 5xx, a Pod
 // webhook timing out) up to --pod-stuck-seconds and, for the create, a full ResourceQuota for as
 // long as it is full; only a refusal that would repeat fails the step at once.
-import type * as k8s from '@kubernetes/client-node';
-import { HttpError, rawJson } from '../src/kube/raw.js';
 import { isQuotaExceeded, isTransient, retryTransient } from '../src/kube/retry.js';
-import { statusMessage } from '../src/kube/rest.js';
+import { statusCode, statusMessage, type Coordinates, type KubeClient } from '../src/kube/rest.js';
 import { log } from '../src/telemetry/log.js';
 
 export const podPath = (ns: string, name = '') => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`;
+/** The Pods of a namespace, for KubeClient. */
+export const pods = (namespace: string): Coordinates => ({
+  group: '',
+  version: 'v1',
+  plural: 'pods',
+  namespace,
+});
 
 export async function createStepPod(
-  kc: k8s.KubeConfig,
+  kube: KubeClient,
   ns: string,
   body: object,
   o: {
@@ -25,7 +30,7 @@ export async function createStepPod(
   // and can be cancelled); a busy API server only up to the bound.
   for (;;) {
     try {
-      return await retryTransient(() => rawJson(kc, 'POST', podPath(ns), body), {
+      return await retryTransient(() => kube.create(pods(ns), body), {
         deadlineMs: o.stuckMs,
         minDelayMs: 1000,
         // Often enough that a quota freed is used within seconds; one request per step each time.
@@ -52,21 +57,21 @@ export async function createStepPod(
  * could not be deleted (logged): the caller decides whether the Run may end all the same.
  */
 export async function deleteStepPod(
-  kc: k8s.KubeConfig,
+  kube: KubeClient,
   ns: string,
   name: string,
   uid: string | undefined,
   graceMs: number,
 ): Promise<boolean> {
-  const path = `${podPath(ns, name)}?gracePeriodSeconds=${Math.ceil(graceMs / 1000)}`;
+  const gracePeriodSeconds = Math.ceil(graceMs / 1000);
   try {
-    await retryTransient(() => rawJson(kc, 'DELETE', path, { preconditions: { uid } }), {
+    await retryTransient(() => kube.delete({ ...pods(ns), name }, { uid, gracePeriodSeconds }), {
       deadlineMs: 60_000,
       minDelayMs: 500,
     });
     return true;
   } catch (e) {
-    if (e instanceof HttpError && (e.code === 404 || e.code === 409)) return true;
+    if (statusCode(e) === 404 || statusCode(e) === 409) return true;
     log.error({ run: `${ns}/${name}`, err: String(e) }, 'could not delete the step Pod');
     return false;
   }

@@ -149,7 +149,7 @@ describe('KubeClient', () => {
     await kube.replaceStatus({ ...cm, name: 'a' }, { n: 3 });
     await kube.patch({ ...cm, name: 'a' }, { n: 4 });
     await kube.apply({ ...crds, name: 'x.y' }, { n: 5 });
-    await kube.as(kc).delete({ ...cm, name: 'a' }, 'Background', 'u-1');
+    await kube.as(kc).delete({ ...cm, name: 'a' }, { propagationPolicy: 'Background', uid: 'u-1' });
     expect(counted).toEqual([
       'create configmaps',
       'create customresourcedefinitions',

@@ -40,6 +40,13 @@ const PATCH_TYPES = {
 
 export type PatchType = keyof typeof PATCH_TYPES;
 
+export interface DeleteOptions {
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  /** Only that object: the API server answers 409 when the name now holds another one. */
+  uid?: string;
+  gracePeriodSeconds?: number;
+}
+
 /**
  * Every write a controller makes goes through here, and is counted here (by verb and resource) before
  * it is sent.
@@ -61,6 +68,17 @@ export class KubeClient {
 
   get<T = unknown>(o: ObjectCoordinates): Promise<T> {
     return rawJson(this.access, 'GET', resourcePath(o)) as Promise<T>;
+  }
+
+  /** One page of a collection (at most `limit` items), chosen by label and field selectors. */
+  list<T = unknown>(
+    c: Coordinates,
+    select: { labelSelector?: string; fieldSelector?: string; limit?: number } = {},
+  ): Promise<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(select)) if (v !== undefined) q.set(k, String(v));
+    const query = q.size > 0 ? `?${q.toString()}` : '';
+    return rawJson(this.access, 'GET', resourcePath(c) + query) as Promise<{ items?: T[] }>;
   }
 
   /** `fieldManager`: who the new object's fields are recorded as written by. */
@@ -99,19 +117,17 @@ export class KubeClient {
     return serverSideApply(this.access, resourcePath(o), body) as Promise<T>;
   }
 
-  /**
-   * Deletes one object; with `uid`, only that object (a precondition: the API server answers 409
-   * when the name now holds another one, made again under the same name).
-   */
-  async delete(
-    o: ObjectCoordinates,
-    propagationPolicy?: 'Background' | 'Foreground' | 'Orphan',
-    uid?: string,
-  ): Promise<void> {
+  /** Deletes one object (see DeleteOptions). */
+  async delete(o: ObjectCoordinates, options: DeleteOptions = {}): Promise<void> {
     this.count('delete', o);
-    const q = propagationPolicy ? `?propagationPolicy=${propagationPolicy}` : '';
+    const q = new URLSearchParams();
+    if (options.propagationPolicy) q.set('propagationPolicy', options.propagationPolicy);
+    if (options.gracePeriodSeconds !== undefined)
+      q.set('gracePeriodSeconds', String(options.gracePeriodSeconds));
+    const query = q.size > 0 ? `?${q.toString()}` : '';
+    const { uid } = options;
     const body = uid ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } } : undefined;
-    await rawJson(this.access, 'DELETE', resourcePath(o) + q, body);
+    await rawJson(this.access, 'DELETE', resourcePath(o) + query, body);
   }
 }
 

@@ -139,12 +139,24 @@ describe('isDeterministicRefusal', () => {
   it('is false for what may change: network, 409, 429, 5xx, a namespace being deleted', () => {
     for (const e of [new Error('ECONNRESET'), api(404), api(409), api(429), api(500), api(504)])
       expect(isDeterministicRefusal(e)).toBe(false);
-    const terminating = status(
+    const message =
+      'runs "x" is forbidden: unable to create new content in namespace n because it is being terminated';
+    const terminating = new ApiException(
       403,
-      'runs "x" is forbidden: unable to create new content in namespace n because it is being terminated',
+      'x',
+      JSON.stringify({
+        kind: 'Status',
+        code: 403,
+        reason: 'Forbidden',
+        message,
+        details: { name: 'x', kind: 'runs', causes: [{ type: 'NamespaceTerminating', message }] },
+      }),
+      {},
     );
     expect(isNamespaceTerminating(terminating)).toBe(true);
     expect(isDeterministicRefusal(terminating)).toBe(false);
+    // The words alone, without the Status's cause, are not read.
+    expect(isNamespaceTerminating(status(403, message))).toBe(false);
   });
   it('tells a namespace being deleted or gone from the Status details, not its words alone', () => {
     const body = (code: number, details: object) =>

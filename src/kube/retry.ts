@@ -23,7 +23,9 @@ export function isTransient(e: unknown): boolean {
 
 /**
  * A ResourceQuota of the namespace is full (`exceeded quota: ...`, 403): the same request succeeds
- * once something else ends, so it is waited for, not a failure.
+ * once something else ends, so it is waited for, not a failure. The API server's Status says only
+ * Forbidden here, as for RBAC and admission denials, with no cause: its message is all that tells
+ * them apart (here and in isAuthorizationDenial).
  */
 export function isQuotaExceeded(e: unknown): boolean {
   return statusCode(e) === 403 && /\bexceeded quota\b/.test(statusMessage(e));
@@ -32,12 +34,8 @@ export function isQuotaExceeded(e: unknown): boolean {
 /** A namespace that is being deleted refuses new objects with 403: nothing to create any more. */
 export function isNamespaceTerminating(e: unknown): boolean {
   if (statusCode(e) !== 403) return false;
-  // The API server names the cause (NamespaceTerminating); older ones only say it in the message.
-  const causes = apiStatus(e)?.details?.causes ?? [];
-  return (
-    causes.some((c) => c.type === 'NamespaceTerminating') ||
-    /because it is being terminated/.test(statusMessage(e))
-  );
+  // The API server names the cause in the Status (NamespaceTerminating).
+  return (apiStatus(e)?.details?.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
 }
 
 /** A create in a namespace that no longer exists: 404 about the namespace, not the object. */
