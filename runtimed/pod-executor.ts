@@ -85,15 +85,16 @@ export class PodExecutor implements Executor {
   readonly kube: KubeClient;
 
   constructor(
-    private readonly kc: k8s.KubeConfig,
+    /** @internal for PodExecution's log reads */
+    readonly kubeConfig: k8s.KubeConfig,
     private readonly opts: PodExecutorOptions,
     private readonly namespaces: NamespaceReads,
   ) {
-    this.kube = new KubeClient(kc);
+    this.kube = new KubeClient(kubeConfig);
     const paths = opts.namespaces.length ? opts.namespaces.map((ns) => podPath(ns)) : ['/api/v1/pods'];
     this.informers = paths.map(
       (path) =>
-        new ResilientInformer<Pod>(kc, {
+        new ResilientInformer<Pod>(kubeConfig, {
           path,
           labelSelector: LABEL_RUN_UID,
           resyncMs: 5 * 60_000,
@@ -166,10 +167,6 @@ export class PodExecutor implements Executor {
   /** @internal for PodExecution */
   get options(): PodExecutorOptions {
     return this.opts;
-  }
-  /** @internal */
-  get kubeConfig(): k8s.KubeConfig {
-    return this.kc;
   }
   /** @internal */
   watch(ns: string, name: string, poke: (fresh?: boolean) => void): () => void {
