@@ -387,10 +387,14 @@ async function main() {
       continue;
     }
     const ok =
-      f.run.status?.phase === 'Succeeded' &&
+      f.run.status?.phase === (expected.phase ?? 'Succeeded') &&
       Object.entries(expected.outputs).every(([job, outs]) =>
         Object.entries(outs).every(([k, v]) => f.run.status?.jobs?.[job]?.outputs?.[k] === v),
-      );
+      ) &&
+      Object.entries(expected.failures ?? {}).every(([job, says]) => {
+        const j = f.run.status?.jobs?.[job];
+        return j?.phase === 'Failed' && (j.message ?? '').includes(says);
+      });
     if (ok) {
       completed++;
       latencies.push(f.at - at);

@@ -1,16 +1,21 @@
 // The WorkflowRuns of `make chaos`: flat (10 independent jobs), nested (a call three Workflows
-// deep) and fan-out (32 jobs gathered by one). Every step computes an output from the run's seed
+// deep), fan-out (32 jobs gathered by one) and hostile (a step that fills its disk and one that
+// runs out of memory beside one that must not notice). Every step computes an output from the run's seed
 // and, as its last act, reports a side effect (its key) to the test's journal, so a step that ran
 // twice is seen twice. Outputs are checked against what the seed gives.
 import type { WorkflowRun } from '../../src/api/types.js';
 
-export type Shape = 'flat' | 'nested' | 'fanout';
+export type Shape = 'flat' | 'nested' | 'fanout' | 'hostile';
 const FLAT = 10;
 const FAN = 32;
 
 export interface Expected {
   /** Job name of the root -> output v (or sum) it must report. */
   outputs: Record<string, Record<string, string>>;
+  /** The run's phase at its end (Succeeded unless said). */
+  phase?: 'Failed';
+  /** Jobs that must fail, each with what its message must say. */
+  failures?: Record<string, string>;
   /** Side-effect keys, one per step. */
   keys: string[];
   /** Runs (one per step) and child WorkflowRuns made for it. */
@@ -18,10 +23,47 @@ export interface Expected {
   children: number;
 }
 
-/** The mix, per 20 runs: 10 flat, 9 nested, 1 fan-out (10, 3 and 33 steps: 8 a run on average). */
+/**
+ * The mix, per 20 runs: 10 flat, 9 nested, 1 fan-out (10, 3 and 33 steps: 8 a run on average); one
+ * run in 100 is hostile instead (3 steps).
+ */
 export function shapeOf(i: number): Shape {
+  if (i % 100 === 50) return 'hostile';
   const m = i % 20;
   return m < 10 ? 'flat' : m < 19 ? 'nested' : 'fanout';
+}
+
+/**
+ * A hostile run: one step fills its workspace (three files of 200 MiB in 512 MiB), one allocates
+ * more memory than its sandbox allows (2 GiB of address space), one computes its output. The two
+ * fail with the limit they hit; the third, and the agent running them all, go on unharmed. Each
+ * reports its side effect first, so one that ran twice is seen.
+ */
+function hostile(
+  name: string,
+  seed: number,
+  append: string,
+): { jobs: Record<string, unknown>; expected: Expected } {
+  const job = (j: string, script: string) => ({
+    'runs-on': 'bash',
+    steps: [{ name: 's', run: `${started}\n${report(append, `${name}/${j}`)}\n${script}` }],
+    outputs: { v: '${{ steps.s.outputs.v }}' },
+  });
+  return {
+    jobs: {
+      disk: job('disk', 'for i in 1 2 3; do head -c 200M /dev/zero > "fill$i" || exit 1; done'),
+      memory: job('memory', 'x=$(head -c 2100M /dev/zero | tr "\\0" x); echo "${#x}"'),
+      ok: job('ok', `echo "v=$((${seed} * 7))" >> "$KRT_OUTPUT"`),
+    },
+    expected: {
+      outputs: { ok: { v: String(seed * 7) } },
+      phase: 'Failed',
+      failures: { disk: 'LimitExceeded: workspace', memory: 'LimitExceeded: memory' },
+      keys: ['disk', 'memory', 'ok'].map((j) => `${name}/${j}`),
+      runs: 3,
+      children: 0,
+    },
+  };
 }
 
 // The side effect: key, attempt, Run, when the step did it and when it started (its clock is the
@@ -110,6 +152,8 @@ export function workload(
       runs: 3,
       children: 3,
     };
+  } else if (shape === 'hostile') {
+    ({ jobs, expected } = hostile(name, seed, append));
   } else {
     const fan = Array.from({ length: FAN }, (_, j) => `f${j}`);
     jobs = Object.fromEntries(
