@@ -24,6 +24,8 @@ import {
   type StepLimits,
 } from '../src/runtime/sandbox-command.js';
 import { seccompFilter, seccompSupported } from '../src/runtime/seccomp.js';
+import { log } from '../src/telemetry/log.js';
+import { FlagError, type AgentSettings } from './settings.js';
 
 /** What the host has of each system folder: a folder, a link (merged /usr), or nothing. */
 export function systemOf(paths = SYSTEM_PATHS): SandboxOptions['system'] {
@@ -132,4 +134,32 @@ export function sandboxProblem(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The sandbox the agent's process steps run in, set up and tried once; undefined when no step runs
+ * as a process, or with --insecure-no-sandbox. A sandbox that does not work here is a FlagError.
+ */
+export function stepSandbox(bwrap: string, s: AgentSettings, insecure: boolean): SandboxOptions | undefined {
+  // Only Pods: nothing runs in this agent's own container, so there is no sandbox to set up.
+  if (!s.processes) return undefined;
+  if (insecure) {
+    log.warn('--insecure-no-sandbox: steps run as this agent, and can reach everything it can');
+    return undefined;
+  }
+  let sandbox = sandboxOptions(bwrap, s.limits, s.network);
+  try {
+    if (s.uidBase !== undefined) sandbox = prepareSandbox(sandbox, s.workDir);
+  } catch (e) {
+    throw new FlagError(`the step sandbox cannot be set up: --bwrap ${bwrap}: ${(e as Error).message}`, 1);
+  }
+  sandbox = withSeccomp(sandbox, s.workDir);
+  if (!sandbox.seccomp) log.warn({ arch: process.arch }, 'no seccomp filter for steps on this architecture');
+  const problem = sandboxProblem(sandbox, s.uidBase, s.workDir);
+  if (problem)
+    throw new FlagError(
+      `the step sandbox does not work here: ${problem}. Fix it, or start with --insecure-no-sandbox to run steps without one.`,
+      1,
+    );
+  return sandbox;
 }
