@@ -13,6 +13,7 @@ import { repoRoot } from '../harness/paths.js';
 import { ck, ckAsync, ckJson, clusterKubeconfig, clusterState, krt } from '../harness/node-cluster.js';
 import { krtAs, krtBackgroundAs, until, userKubeconfig } from './helpers.js';
 import { podRuntimeTests } from './pod-runtime.js';
+import { podChurnTests } from './pod-churn.js';
 
 const overlay = join(repoRoot, 'test', 'e2e-cluster', 'overlay');
 const ns = 'kruntimes-system';
@@ -499,6 +500,7 @@ describe('install on a one-node cluster', () => {
   });
 
   podRuntimeTests();
+  podChurnTests();
 
   it('uninstalls with kubectl delete -k and leaves nothing behind', async () => {
     ck(['delete', '-n', 'default', 'workflowruns', '--all', '--wait=true', '--timeout=120s']);

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { ck, ckJson, clusterEnv, clusterKubeconfig, clusterState, krt } from '../harness/node-cluster.js';
 import { krtAs, krtBackgroundAs, until, userKubeconfig } from './helpers.js';
 
-interface RunObj {
+export interface RunObj {
   metadata: { name: string; labels?: Record<string, string> };
   status?: {
     phase?: string;
@@ -30,35 +30,35 @@ interface PodObj {
   status: { initContainerStatuses?: { name: string; restartCount: number }[] };
 }
 
-const NS = 'default';
-const step = () => clusterEnv('STEP_IMAGE') ?? '';
+export const NS = 'default';
+export const step = () => clusterEnv('STEP_IMAGE') ?? '';
 const project = () => clusterEnv('IMAGE') ?? '';
-const uniq = (s: string) => `${s}-${Date.now().toString(36)}`;
+export const uniq = (s: string) => `${s}-${Date.now().toString(36)}`;
 
-function apply(obj: object): void {
+export function apply(obj: object): void {
   const r = ck(['apply', '-f', '-'], JSON.stringify(obj));
   if (r.status !== 0) throw new Error(`kubectl apply: ${r.stderr}`);
 }
 
-const workflowRun = (name: string, jobs: Record<string, unknown>) => ({
+export const workflowRun = (name: string, jobs: Record<string, unknown>) => ({
   apiVersion: 'kruntimes.io/v1alpha1',
   kind: 'WorkflowRun',
   metadata: { name, namespace: NS },
   spec: { jobs },
 });
-const podJob = (steps: object[], extra: object = {}) => ({ 'runs-on': 'kubernetes', steps, ...extra });
+export const podJob = (steps: object[], extra: object = {}) => ({ 'runs-on': 'kubernetes', steps, ...extra });
 
-const run = (name: string) => ckJson<RunObj>(['get', '-n', NS, 'run', name]);
+export const run = (name: string) => ckJson<RunObj>(['get', '-n', NS, 'run', name]);
 const phaseOf = (name: string) =>
   ck(['get', '-n', NS, 'run', name, '-o', 'jsonpath={.status.phase}']).stdout || '';
-const ended = (name: string) =>
+export const ended = (name: string) =>
   until(`Run ${name} ended`, 240, () => {
     const p = phaseOf(name);
     return ['Succeeded', 'Failed', 'Cancelled', 'Timeout'].includes(p) ? run(name) : undefined;
   });
 const wfrPhase = (name: string) =>
   ck(['get', '-n', NS, 'wfr', name, '-o', 'jsonpath={.status.phase}']).stdout;
-const podsOf = (runName: string) =>
+export const podsOf = (runName: string) =>
   ckJson<{ items: PodObj[] }>(['get', 'pods', '-n', NS, '-l', `${LABEL_RUN}=${runName}`]).items;
 
 export function podRuntimeTests(): void {
