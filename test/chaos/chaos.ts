@@ -3,8 +3,9 @@
 // extra object) and one table is printed. Bounded: KRT_CHAOS_RUNS runs (1200) over
 // KRT_CHAOS_CREATE_SECONDS (720), then at most KRT_CHAOS_SETTLE_SECONDS (360) for the rest.
 // Beside the local components run a second controller replica and a second agent (behind a relay
-// that cuts it off or slows it down), and a cancellation load: one run in 25 is cancelled while it
-// runs. Two streams of faults, over 100 in all. KRT_CHAOS_FAULTS=none runs the load alone, for
+// that cuts it off or slows it down), a cancellation load (one run in 25 is cancelled while it
+// runs) and a Promise load (a resource every 40 runs, each to be configured, its Work applied).
+// Two streams of faults, over 100 in all. KRT_CHAOS_FAULTS=none runs the load alone, for
 // comparison. Exits non-zero when a run is lost or wrong, a cancelled run does not end, a step ran
 // twice at once or unexplained, or an object was duplicated.
 import { readFileSync } from 'node:fs';
@@ -47,12 +48,16 @@ import {
   whyStuck,
 } from './report.js';
 import { cancelled as cancelLoad, ofCancelLoad, workflows, workload, type Expected } from './workload.js';
+import { ofPromiseLoad, promiseLoad } from './promise-load.js';
+import { deletePromise } from '../harness/promises.js';
 import { SecondAgent, SecondController } from './actors.js';
 
 const RUNS = Number(process.env.KRT_CHAOS_RUNS ?? 1200);
 const CREATE_SECONDS = Number(process.env.KRT_CHAOS_CREATE_SECONDS ?? 720);
 const SETTLE_SECONDS = Number(process.env.KRT_CHAOS_SETTLE_SECONDS ?? 360);
 const CANCEL_EVERY = 25;
+/** One Promise resource is created every this many runs. */
+const PROMISE_EVERY = 40;
 const times = (n: number, kind: FaultKind): FaultKind[] => Array<FaultKind>(n).fill(kind);
 // Two streams, each one fault at a time: the shared components and the control plane, and the
 // second agent. Each with about how long its faults take together, to spread them over the load.
@@ -122,7 +127,7 @@ async function countObjects(c: TestCluster, plural: 'runs' | 'workflowruns'): Pr
       'GET',
       `/apis/kruntimes.io/v1alpha1/namespaces/${c.namespace}/${plural}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
     )) as { items: { metadata: { name: string } }[]; metadata: { continue?: string } };
-    n += page.items.filter((o) => !ofCancelLoad(o.metadata.name)).length;
+    n += page.items.filter((o) => !ofCancelLoad(o.metadata.name) && !ofPromiseLoad(o.metadata.name)).length;
     cont = page.metadata.continue ?? '';
   } while (cont);
   return n;
@@ -142,6 +147,8 @@ async function main() {
       body: w as object,
     });
   await controllerSees(c, 'chaos-l1', 'chaos-l2', 'chaos-l3');
+  const promises = await promiseLoad(c);
+  log(`Promise ${promises.promise}: a resource every ${PROMISE_EVERY} runs`);
   await webhookSees(c, 'chaos-l1', 'chaos-l2', 'chaos-l3');
   const controllerB = new SecondController();
   await controllerB.start();
@@ -239,6 +246,12 @@ async function main() {
       if (due > Date.now()) await pause(due - Date.now());
       creates.push(create(i));
       if (i % CANCEL_EVERY === 0) creates.push(cancelOne(i));
+      if (i % PROMISE_EVERY === PROMISE_EVERY / 2)
+        creates.push(
+          untilTaken(`creating resource ${i}`, () => promises.create(i)).then(
+            (ok) => void (ok || notCreated++),
+          ),
+        );
       if (i % 200 === 0) log(`created ${i}`);
     }
     await Promise.all(creates);
@@ -317,6 +330,13 @@ async function main() {
     await pause(2000);
     if (Math.random() < 0.05) log(`finished ${rootsFinished()} of ${created.size}`);
   }
+  // The Promise load: every resource configured, within the same bound.
+  let unconfigured = await promises.unconfigured();
+  while (unconfigured.length > 0 && Date.now() < settleEnd) {
+    await pause(2000);
+    unconfigured = await promises.unconfigured();
+  }
+  for (const why of unconfigured.slice(0, 20)) log(`not configured: ${why}`);
   clearInterval(rss);
   clearInterval(requestTimer);
   requests.sample();
@@ -434,6 +454,7 @@ async function main() {
     rerunAfterAgentKill: reruns.length,
     rerunAfterStale: staleReruns.length,
     cancelled: { runs: cancels.size, ended: cancelEnded, notEnded: cancelNotEnded.length },
+    resources: { created: promises.count(), configured: promises.count() - unconfigured.length },
     duplicatedObjects,
     unvalidatedStored: unvalidated,
     steps,
@@ -448,13 +469,17 @@ async function main() {
   console.log(
     `(objects: ${runObjects} Runs for ${runsExpected} expected, ${wfrObjects} WorkflowRuns for ${created.size + childrenExpected})`,
   );
-  if (!process.env.KRT_CHAOS_KEEP) await c.cleanup();
+  if (!process.env.KRT_CHAOS_KEEP) {
+    await c.cleanup();
+    deletePromise(promises.promise);
+  }
   await ch.close();
   if (malformed) console.log(`(${malformed} side-effect lines could not be read)`);
   const bad =
     lost +
     failed +
     cancelNotEnded.length +
+    unconfigured.length +
     duplicates.length +
     duplicatedObjects +
     unvalidated +

@@ -18,6 +18,8 @@ export interface Outcome {
   rerunAfterStale?: number;
   /** The cancellation load: runs cancelled while they ran, and those of them that did not end. */
   cancelled?: { runs: number; ended: number; notEnded: number };
+  /** The Promise load: resources created, and those configured (workflow Succeeded, Work applied). */
+  resources?: { created: number; configured: number };
   /** Objects beyond those the runs should have made. */
   duplicatedObjects: number;
   unvalidatedStored: number;
@@ -75,6 +77,12 @@ export function table(o: Outcome): string {
           ['runs cancelled while running', String(o.cancelled.runs)],
           ['of those, ended (Cancelled, or Succeeded first)', String(o.cancelled.ended)],
           ['of those, not ended', String(o.cancelled.notEnded)],
+        ] as [string, string][])
+      : []),
+    ...(o.resources
+      ? ([
+          ['Promise resources created', String(o.resources.created)],
+          ['of those, configured (workflow Succeeded, Work applied)', String(o.resources.configured)],
         ] as [string, string][])
       : []),
     ['duplicated objects', String(o.duplicatedObjects)],
