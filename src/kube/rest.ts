@@ -148,7 +148,12 @@ function isApiException(e: unknown): e is { code: number; body: unknown } {
 /** A failed API call's Kubernetes Status: its message, and its details (what it is about, and why). */
 export interface ApiStatus {
   message?: unknown;
-  details?: { kind?: string; name?: string; causes?: { type?: string }[] };
+  /** A cause's kind is its `reason` in JSON (StatusCause.Type in Go), such as NamespaceTerminating. */
+  details?: {
+    kind?: string;
+    name?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+  };
 }
 
 /** The Status body of a failed API call, when it has one that is JSON. */

@@ -149,7 +149,11 @@ describe('isDeterministicRefusal', () => {
         code: 403,
         reason: 'Forbidden',
         message,
-        details: { name: 'x', kind: 'runs', causes: [{ type: 'NamespaceTerminating', message }] },
+        details: {
+          name: 'x',
+          kind: 'runs',
+          causes: [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }],
+        },
       }),
       {},
     );
@@ -161,8 +165,8 @@ describe('isDeterministicRefusal', () => {
   it('tells a namespace being deleted or gone from the Status details, not its words alone', () => {
     const body = (code: number, details: object) =>
       new ApiException(code, 'x', JSON.stringify({ kind: 'Status', code, message: 'm', details }), {});
-    expect(isNamespaceTerminating(body(403, { causes: [{ type: 'NamespaceTerminating' }] }))).toBe(true);
-    expect(isNamespaceTerminating(body(403, { causes: [{ type: 'FieldValueInvalid' }] }))).toBe(false);
+    expect(isNamespaceTerminating(body(403, { causes: [{ reason: 'NamespaceTerminating' }] }))).toBe(true);
+    expect(isNamespaceTerminating(body(403, { causes: [{ reason: 'FieldValueInvalid' }] }))).toBe(false);
     expect(isNamespaceGone(body(404, { kind: 'namespaces', name: 'gone' }))).toBe(true);
     expect(isNamespaceGone(body(404, { kind: 'workflowruns', name: 'x' }))).toBe(false);
     expect(isNamespaceGone(api(404))).toBe(false);

@@ -35,7 +35,7 @@ export function isQuotaExceeded(e: unknown): boolean {
 export function isNamespaceTerminating(e: unknown): boolean {
   if (statusCode(e) !== 403) return false;
   // The API server names the cause in the Status (NamespaceTerminating).
-  return (apiStatus(e)?.details?.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
+  return (apiStatus(e)?.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
 }
 
 /** A create in a namespace that no longer exists: 404 about the namespace, not the object. */
