@@ -116,10 +116,14 @@ start_runtimed() {
   # channels on loopback, and the samples' could fetch. The default of an installed agent is none.
   # Steps' folders where their uids can reach them whatever the clone's parents allow (a mktemp -d
   # clone is 0700): a folder of this checkout under /tmp.
-  local work; work="/tmp/kruntimes-steps-$(printf %s "$root" | sha256sum | cut -c1-12)"
+  local hash; hash=$(printf %s "$root" | sha256sum | cut -c1-12)
+  local work; work="/tmp/kruntimes-steps-$hash"
+  # Each checkout's agent gives its steps uids of its own (the suites' agents take 300000 and up), so
+  # two checkouts' environments on one machine never share a step uid and its process limit.
+  local uids=$((2000000 + (16#${hash:0:6} % 1000) * 1000))
   supervise runtimed "$entrypoint" runtimed \
     --kubeconfig "$state/kubeconfig-runtimed" --identity local-runtimed --data-dir "$state/runtimed" \
     --host 127.0.0.1 --port "$RUNTIMED_PORT" --cert "$pki/runtimed.crt" --key "$pki/runtimed.key" \
     --heartbeat-seconds 2 --stale-seconds 10 --grace-seconds 2 --bwrap "$bwrap" --work-dir "$work" \
-    --concurrency 32 --step-network host
+    --concurrency 32 --step-network host --step-uid-base "$uids"
 }
