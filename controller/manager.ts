@@ -132,7 +132,6 @@ export class Manager {
       transform: crdSummary,
     });
     const served = new ServedApis(m, {
-      kc: this.kc,
       promises,
       workflowRuns: caches.workflowRuns,
       runs: caches.runs,
@@ -154,7 +153,6 @@ export class Manager {
         ],
         reconcile: (key) =>
           reconcilePromise(key, {
-            kc: this.kc,
             promises,
             crds,
             kube,

@@ -7,7 +7,6 @@ import { condition, controllerReference } from '../src/api/objects.js';
 import type { Result } from '../src/kube/controller/controller.js';
 import { writeStatusIfChanged } from '../src/kube/controller/planned.js';
 import { isTransient } from '../src/kube/retry.js';
-import type { KubeAccess } from '../src/kube/access.js';
 import { statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import {
@@ -39,7 +38,6 @@ export interface Crd extends CrdMeta {
 }
 
 export interface PromiseDeps extends PromiseWorkflowDeps {
-  kc: KubeAccess;
   promises: ResilientInformer<PromiseObject>;
   crds: ResilientInformer<Crd>;
   kube: KubeClient;

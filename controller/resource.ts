@@ -7,7 +7,6 @@ import { reconcilePlanned } from '../src/kube/controller/planned.js';
 import type { PromiseObject, ResourceObject, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION } from '../src/api/crds.js';
 import { controlledBy, madeFor } from '../src/api/objects.js';
-import type { KubeAccess } from '../src/kube/access.js';
 import { crd, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
 import { isDeterministicRefusal, isNamespaceGone, isNamespaceTerminating } from '../src/kube/retry.js';
@@ -23,7 +22,6 @@ import type { EventRecorder } from './events.js';
 import { retryForCacheLag } from './missing.js';
 
 export interface ResourceDeps {
-  kc: KubeAccess;
   api: ResourceApi;
   promise: () => PromiseObject | undefined;
   resources: ResilientInformer<ResourceObject>;
@@ -124,7 +122,7 @@ export function observedFor(
 }
 
 /** What applying a resource plan's actions needs (a Promise's own workflow has the same). */
-export type ActionDeps = Pick<ResourceDeps, 'kc' | 'api' | 'promise' | 'kube' | 'events'>;
+export type ActionDeps = Pick<ResourceDeps, 'api' | 'promise' | 'kube' | 'events'>;
 
 /** One action; a metadata patch returns the resource as patched, for the status write that follows. */
 export async function applyResourceAction(

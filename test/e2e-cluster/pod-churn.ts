@@ -15,6 +15,7 @@ import {
   run,
   step,
   uniq,
+  EXECUTOR_PODS,
   workflowRun,
   type RunObj,
 } from './pod-runtime.js';
@@ -75,16 +76,7 @@ export function podChurnTests(): void {
     expect(ck(['uncordon', node]).status).toBe(0);
     expect(drain.status).toBe(0);
     // Both executor Pods killed at once, while the other steps run.
-    const executors = ck([
-      'get',
-      'pods',
-      '-n',
-      'kruntimes-system',
-      '-l',
-      'kruntimes.io/executor=pod',
-      '-o',
-      'name',
-    ]);
+    const executors = ck([...EXECUTOR_PODS, '-o', 'name']);
     expect(
       ck([
         'delete',

@@ -31,6 +31,8 @@ interface PodObj {
 }
 
 export const NS = 'default';
+/** `kubectl get` of the Pod executor's own Pods. */
+export const EXECUTOR_PODS = ['get', 'pods', '-n', 'kruntimes-system', '-l', 'kruntimes.io/executor=pod'];
 export const step = () => clusterEnv('STEP_IMAGE') ?? '';
 const project = () => clusterEnv('IMAGE') ?? '';
 export const uniq = (s: string) => `${s}-${Date.now().toString(36)}`;
@@ -347,14 +349,9 @@ export function podRuntimeTests(): void {
     expect(pods).toHaveLength(1);
     expect(pods[0]?.status.initContainerStatuses?.map((c) => c.restartCount)).toEqual([0, 0]);
     await until('the executor back to two Pods', 120, () => {
-      const ready = ckJson<{ items: { status: { conditions?: { type: string; status: string }[] } }[] }>([
-        'get',
-        'pods',
-        '-n',
-        'kruntimes-system',
-        '-l',
-        'kruntimes.io/executor=pod',
-      ]).items.filter((p) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      const ready = ckJson<{ items: { status: { conditions?: { type: string; status: string }[] } }[] }>(
+        EXECUTOR_PODS,
+      ).items.filter((p) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
       return ready.length === 2;
     });
   });

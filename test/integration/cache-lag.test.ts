@@ -142,7 +142,6 @@ async function reconcileResourceUsing(uses: string) {
     writes,
     reconcileResource(`${c.namespace}/${resource.metadata.name}`, {
       ...caches,
-      kc: c.admin.kc,
       api,
       promise: () => promise,
       kube: new KubeClient(c.admin.kc, { inc: (l) => writes.push(`${l.verb} ${l.resource}`) }),
