@@ -13,7 +13,7 @@ export function agentMetrics(registry: Registry, running: () => number, concurre
     }),
     claims: new Counter({
       name: 'krt_runtimed_claims_total',
-      help: 'Claim attempts, by result (won; lost: another agent was first; error).',
+      help: 'Claim attempts, by result (won; lost: another agent was first; error; late: won, but answered too late to start the step).',
       labelNames: ['result'],
       registers: [registry],
     }),

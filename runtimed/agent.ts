@@ -3,16 +3,15 @@
 // agent went silent. What matters lives in the Run's status, so a restarted agent starts from it.
 import { agentMetrics, type AgentMetrics } from './agent-metrics.js';
 import { join } from 'node:path';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Run } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
-import { apiClient } from '../src/kube/client.js';
-import { statusCode, statusMessage } from '../src/kube/rest.js';
+import { KubeClient, statusCode, statusMessage } from '../src/kube/rest.js';
 import { runAsCached } from '../src/runtime/agent-cache.js';
 import { ResilientInformer } from '../src/kube/informer.js';
 import { informerMetrics } from '../src/kube/informer-metrics.js';
-import { claimStatus, endStatus, isClaimable } from '../src/runtime/lifecycle.js';
+import { claimAnsweredInTime, claimStatus, endStatus, isClaimable } from '../src/runtime/lifecycle.js';
 import { PeerSet, preferredAgent } from '../src/runtime/share.js';
 import { log } from '../src/telemetry/log.js';
 import { AgentState, key, type Active } from './agent-state.js';
@@ -63,7 +62,7 @@ export class Agent {
     collectDefaultMetrics({ register: this.registry });
     informerMetrics(this.registry, () => this.informers);
     this.metrics = agentMetrics(this.registry, () => this.state.active.size, opts.concurrency);
-    this.writes = new RunWrites(apiClient(kc, k8s.CustomObjectsApi), opts.identity, this.metrics);
+    this.writes = new RunWrites(new KubeClient(kc), opts.identity, this.metrics);
     const results = new ResultStore(join(logs.dataDir, 'results', opts.identity));
     this.reporter = new Reporter(this.state, this.writes, results, this.metrics, opts.staleMs);
     this.liveness = new Liveness(this.state, this.writes, this.informers, {
@@ -274,11 +273,12 @@ export class Agent {
   private async claim(r: Run): Promise<void> {
     const k = key(r);
     this.state.claiming.add(k);
-    const status = claimStatus(r, this.opts.identity, new Date());
+    const sent = Date.now();
+    const status = claimStatus(r, this.opts.identity, new Date(sent));
     const attempts = status.attempts ?? 1;
     try {
-      const claimed = await this.won(r, status);
-      const a = claimed && (await this.startStep(claimed, attempts));
+      const claimed = await this.writes.claim(r, status);
+      const a = claimed && (await this.startInTime(claimed, attempts, sent));
       if (!a) return;
       this.state.active.set(k, a);
       log.debug({ run: k, attempt: attempts }, 'claimed');
@@ -290,32 +290,26 @@ export class Agent {
     await this.follow(k, this.state.active.get(k) as Active, status);
   }
 
-  /** The claim write; the Run as claimed, or undefined when another agent was first or it failed. */
-  private async won(r: Run, status: ReturnType<typeof claimStatus>): Promise<Run | undefined> {
-    try {
-      // Fields of an earlier attempt are cleared; a merge patch removes a key set to null.
-      const claimed = await this.writes.optimistic(r, {
-        ...status,
-        reason: null,
-        message: null,
-        exitCode: null,
-        completionTime: null,
-      });
-      this.metrics.claims.inc({ result: 'won' });
-      return claimed;
-    } catch (e) {
-      if (statusCode(e) === 409 || statusCode(e) === 404) this.metrics.claims.inc({ result: 'lost' });
-      else {
-        // The API server or the network failed, not the race: the periodic fill offers it again.
-        this.metrics.claims.inc({ result: 'error' });
-        log.warn({ run: key(r), err: statusMessage(e) }, 'claim failed; will retry');
-      }
-      return undefined;
-    }
+  /**
+   * Starts the claimed step unless the claim's answer came back too late: by then another agent may
+   * have put the Run back and run it, so it is handed back unstarted (a conflict there means it was).
+   */
+  private async startInTime(claimed: Run, attempts: number, sent: number): Promise<Active | undefined> {
+    const answered = Date.now();
+    if (claimAnsweredInTime(sent, answered, this.opts)) return this.startStep(claimed, attempts, sent);
+    const waited = `${((answered - sent) / 1000).toFixed(1)}s`;
+    log.warn(
+      { run: key(claimed), attempt: attempts, answeredAfterMs: answered - sent },
+      'the claim was answered after the stale period allows; handing the Run back unstarted',
+    );
+    this.metrics.claims.inc({ result: 'late' });
+    const message = `agent ${this.opts.identity} had its claim answered after ${waited}, too late to start the step`;
+    await this.writes.requeue(claimed, message, 'late-claim', attempts);
+    return undefined;
   }
 
   /** Sets the claimed step going; hands the Run back when the agent is stopping or cannot start it. */
-  private async startStep(claimed: Run, attempts: number): Promise<Active | undefined> {
+  private async startStep(claimed: Run, attempts: number, sent: number): Promise<Active | undefined> {
     const who = `agent ${this.opts.identity}`;
     if (this.state.stopping) {
       // Won after the shutdown began: nothing has run, so it goes straight back (the claim counted).
@@ -335,8 +329,9 @@ export class Agent {
         attempts,
         lost: false,
         ending: false,
-        beat: Date.now(),
-        confirmed: Date.now(),
+        // The claim is the first heartbeat, confirmed as of when it was sent.
+        beat: sent,
+        confirmed: sent,
       };
     } catch (e) {
       // The step could not be set going (its Pod's files, a full disk): handed back, as a shutdown does.

@@ -1,21 +1,31 @@
 // Who may read a Run's log: the API server decides. The bearer token is checked with a TokenReview
 // and the user with a SubjectAccessReview for `get runs/log` in the Run's namespace, the same
 // question `kubectl auth can-i get runs/log` asks.
-import * as k8s from '@kubernetes/client-node';
 import { GROUP } from '../src/api/crds.js';
-import { apiClient } from '../src/kube/client.js';
+import type { KubeClient } from '../src/kube/rest.js';
 
 export type Decision =
   { allowed: true; user: string } | { allowed: false; status: 401 | 403; message: string };
 
-export class LogAuthorizer {
-  private readonly authn: k8s.AuthenticationV1Api;
-  private readonly authz: k8s.AuthorizationV1Api;
+/** What the API server answers to a TokenReview (authentication.k8s.io/v1). */
+interface TokenReview {
+  status?: {
+    authenticated?: boolean;
+    audiences?: string[];
+    user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  };
+}
 
-  constructor(kc: k8s.KubeConfig) {
-    this.authn = apiClient(kc, k8s.AuthenticationV1Api);
-    this.authz = apiClient(kc, k8s.AuthorizationV1Api);
-  }
+/** What the API server answers to a SubjectAccessReview (authorization.k8s.io/v1). */
+interface SubjectAccessReview {
+  status?: { allowed?: boolean; reason?: string };
+}
+
+const TOKEN_REVIEWS = { group: 'authentication.k8s.io', version: 'v1', plural: 'tokenreviews' };
+const ACCESS_REVIEWS = { group: 'authorization.k8s.io', version: 'v1', plural: 'subjectaccessreviews' };
+
+export class LogAuthorizer {
+  constructor(private readonly kube: KubeClient) {}
 
   /** `audience`: the token must be bound to it (without, to the API server's own audiences). */
   async check(
@@ -26,8 +36,10 @@ export class LogAuthorizer {
   ): Promise<Decision> {
     const token = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
     if (!token) return { allowed: false, status: 401, message: 'a bearer token is required' };
-    const review = await this.authn.createTokenReview({
-      body: { spec: { token, ...(audience ? { audiences: [audience] } : {}) } },
+    const review = await this.kube.create<TokenReview>(TOKEN_REVIEWS, {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token, ...(audience ? { audiences: [audience] } : {}) },
     });
     const u = review.status?.user;
     if (!review.status?.authenticated || !u?.username)
@@ -51,21 +63,21 @@ export class LogAuthorizer {
     namespace: string,
     name: string,
   ): Promise<Decision> {
-    const sar = await this.authz.createSubjectAccessReview({
-      body: {
-        spec: {
-          user: u.username,
-          groups: u.groups,
-          uid: u.uid,
-          extra: u.extra,
-          resourceAttributes: {
-            group: GROUP,
-            resource: 'runs',
-            subresource: 'log',
-            verb: 'get',
-            namespace,
-            name,
-          },
+    const sar = await this.kube.create<SubjectAccessReview>(ACCESS_REVIEWS, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: u.username,
+        groups: u.groups,
+        uid: u.uid,
+        extra: u.extra,
+        resourceAttributes: {
+          group: GROUP,
+          resource: 'runs',
+          subresource: 'log',
+          verb: 'get',
+          namespace,
+          name,
         },
       },
     });

@@ -1,7 +1,7 @@
 // The executors an agent needs, one per kind its runtimes name: processes in a sandbox, or Pods.
 import { join } from 'node:path';
-import * as k8s from '@kubernetes/client-node';
-import { apiClient } from '../src/kube/client.js';
+import type * as k8s from '@kubernetes/client-node';
+import { KubeClient } from '../src/kube/rest.js';
 import type { Executor } from './executor.js';
 import type { LogStore } from './logstore.js';
 import { NamespaceReads } from './namespace-reads.js';
@@ -34,7 +34,7 @@ export function executorsFor(
   logs: LogStore,
 ): Map<Runtime['executor'], Executor> {
   const executors = new Map<Runtime['executor'], Executor>();
-  const namespaces = new NamespaceReads(apiClient(kc, k8s.CoreV1Api));
+  const namespaces = new NamespaceReads(new KubeClient(kc));
   const kinds = new Set([...opts.runtimes.values()].map((r) => r.executor));
   if (kinds.has('process'))
     executors.set(

@@ -6,8 +6,7 @@
 // does. The CA and names come from kube-system/extension-apiserver-authentication.
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type * as k8s from '@kubernetes/client-node';
-import { rawJson } from '../src/kube/raw.js';
+import { core, type KubeClient } from '../src/kube/rest.js';
 
 export interface FrontProxy {
   ca: string;
@@ -23,7 +22,7 @@ export interface RemoteUser {
   extra: Record<string, string[]>;
 }
 
-const CONFIG_MAP = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
+const CONFIG_MAP = { ...core('configmaps', 'kube-system'), name: 'extension-apiserver-authentication' };
 
 const jsonList = (v: string | undefined, fallback: string[]): string[] => {
   try {
@@ -35,9 +34,8 @@ const jsonList = (v: string | undefined, fallback: string[]): string[] => {
 };
 
 /** The cluster's front-proxy settings, or undefined where it has none (no aggregation layer). */
-export async function loadFrontProxy(kc: k8s.KubeConfig): Promise<FrontProxy | undefined> {
-  const cm = (await rawJson(kc, 'GET', CONFIG_MAP).catch(() => undefined)) as
-    { data?: Record<string, string> } | undefined;
+export async function loadFrontProxy(kube: KubeClient): Promise<FrontProxy | undefined> {
+  const cm = await kube.get<{ data?: Record<string, string> }>(CONFIG_MAP).catch(() => undefined);
   const d = cm?.data ?? {};
   const ca = d['requestheader-client-ca-file'];
   if (!ca) return undefined;

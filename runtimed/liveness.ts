@@ -3,7 +3,7 @@
 import type { Run } from '../src/api/types.js';
 import { statusCode, statusMessage } from '../src/kube/rest.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
-import { mayRequeue } from '../src/runtime/lifecycle.js';
+import { fenceMs, mayRequeue, type LivenessPeriods } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';
 import { key, type AgentState } from './agent-state.js';
 import type { RunWrites } from './run-writes.js';
@@ -13,26 +13,16 @@ export class Liveness {
     private readonly state: AgentState,
     private readonly writes: RunWrites,
     private readonly informers: ResilientInformer<Run>[],
-    private readonly opts: {
-      heartbeatMs: number;
-      staleMs: number;
-      /** Between SIGTERM and SIGKILL of a stopped step. */
-      graceMs: number;
+    private readonly opts: LivenessPeriods & {
       /** Attempts a Run gets whose agent is lost each time (lostStatus). */
       maxAttempts: (r: Run) => number;
       serves: (r: Run) => boolean;
     },
   ) {}
 
-  /**
-   * How long a step of this agent's own goes on with no heartbeat confirmed. Another agent may put
-   * the Run back once it has seen no heartbeat for the stale period, so the step is stopped (and
-   * dead, after the grace period) one heartbeat before that: cut off from the API server, this
-   * agent never runs a step at the same time as the agent that takes it over.
-   */
+  /** Cut off from the API server, this agent never runs a step at the same time as the agent that takes it over. */
   get fenceMs(): number {
-    const o = this.opts;
-    return Math.max(o.heartbeatMs, o.staleMs - o.heartbeatMs - o.graceMs);
+    return fenceMs(this.opts);
   }
 
   /** Stops the steps that outlive no agent and whose heartbeats have failed for fenceMs. */

@@ -18,12 +18,12 @@ import type { FlagValues } from './settings.js';
 
 export async function serveLogs(kc: k8s.KubeConfig, agent: Agent, f: FlagValues): Promise<http.Server> {
   const kube = new KubeClient(kc);
-  const authorizer = new LogAuthorizer(kc);
+  const authorizer = new LogAuthorizer(kube);
   const cert = typeof f.cert === 'string' ? f.cert : undefined;
   const key = typeof f.key === 'string' ? f.key : undefined;
   // Logs through the API server (logs.kruntimes.io) where the cluster has an aggregation layer.
-  const frontProxy = cert ? await loadFrontProxy(kc) : undefined;
-  const fromPeer = peerSource(kc, f, cert);
+  const frontProxy = cert ? await loadFrontProxy(kube) : undefined;
+  const fromPeer = peerSource(kube, f, cert);
   const app = createApp({
     dataDir: String(f['data-dir']),
     ready: () => agent.healthy(),
@@ -68,13 +68,13 @@ export async function serveLogs(kc: k8s.KubeConfig, agent: Agent, f: FlagValues)
 }
 
 /** Logs of steps other agents ran, fetched from them when this agent has their CA and a token. */
-function peerSource(kc: k8s.KubeConfig, f: FlagValues, cert: string | undefined) {
+function peerSource(kube: KubeClient, f: FlagValues, cert: string | undefined) {
   const leaseNamespace = String(f['lease-namespace']);
   const ca =
     typeof f['peer-ca'] === 'string' ? f['peer-ca'] : cert ? join(dirname(cert), 'ca.crt') : undefined;
   const tokenFile = String(f['peer-token-file']);
   if (!ca || !existsSync(ca) || !existsSync(tokenFile)) return undefined;
-  return peerLogs(kc, {
+  return peerLogs(kube, {
     leaseNamespace,
     ca: readFileSync(ca),
     serverName:

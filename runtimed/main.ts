@@ -2,8 +2,9 @@
 // Wiring only: the flags are checked (settings.ts), the sandbox set up and tried (sandbox-setup.ts),
 // then the agent, its log server (log-server.ts), its ops endpoints and its Lease start.
 import '../src/node-version.js';
-import * as k8s from '@kubernetes/client-node';
-import { apiClient, loadKubeConfig } from '../src/kube/client.js';
+import type * as k8s from '@kubernetes/client-node';
+import { loadKubeConfig } from '../src/kube/client.js';
+import { core, KubeClient } from '../src/kube/rest.js';
 import { log } from '../src/telemetry/log.js';
 import { serveOpsFlags } from '../src/telemetry/ops.js';
 import { processFlags } from '../src/flags.js';
@@ -85,7 +86,7 @@ const opsServers = serveOpsFlags('runtimed', f as Parameters<typeof serveOpsFlag
 const server = await serveLogs(kc, agent, f);
 logs.startSweeping();
 await agent.start();
-const presence = new Presence(kc, {
+const presence = new Presence(new KubeClient(kc), {
   namespace: String(f['lease-namespace']),
   identity: String(f.identity),
   runtimes: [...s.runtimes.keys()],
@@ -130,7 +131,9 @@ async function ownImage(config: k8s.KubeConfig): Promise<string | undefined> {
   const namespace = process.env.POD_NAMESPACE;
   if (!name || !namespace) return undefined;
   try {
-    const pod = await apiClient(config, k8s.CoreV1Api).readNamespacedPod({ name, namespace });
+    const pod = await new KubeClient(config).get<{
+      spec?: { containers?: { name: string; image?: string }[] };
+    }>({ ...core('pods', namespace), name });
     const containers = pod.spec?.containers ?? [];
     return (containers.find((c) => c.name === 'runtimed') ?? containers[0])?.image;
   } catch (e) {

@@ -1,18 +1,29 @@
 // What runtimed reads of a Run's namespace when it starts a step: the step-network label of the
 // namespace (cached for 10 s) and the Secrets of the step's secretEnv (read each time, never
 // written anywhere). Both with runtimed's own rights in the namespaces it serves.
-import type * as k8s from '@kubernetes/client-node';
 import type { Run } from '../src/api/types.js';
-import { statusCode, statusMessage } from '../src/kube/rest.js';
+import { core, statusCode, statusMessage, type KubeClient } from '../src/kube/rest.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { LABEL_STEP_NETWORK } from '../src/runtime/sandbox-command.js';
 import { maskedValues, resolveSecretEnv, secretRefs } from '../src/runtime/secrets.js';
 import { log } from '../src/telemetry/log.js';
 
+interface Namespace {
+  metadata?: { labels?: Record<string, string> };
+}
+
+interface Secret {
+  data?: Record<string, string>;
+}
+
 export class NamespaceReads {
   private readonly labels = new Map<string, { at: number; value: string | undefined | Error }>();
 
-  constructor(private readonly core: k8s.CoreV1Api) {}
+  constructor(private readonly kube: KubeClient) {}
+
+  private secret(namespace: string, name: string): Promise<Secret> {
+    return this.kube.get<Secret>({ ...core('secrets', namespace), name });
+  }
 
   /**
    * The namespace's step-network label, read at most every 10 s per namespace (a cache, not state:
@@ -23,7 +34,7 @@ export class NamespaceReads {
     if (hit && Date.now() - hit.at < 10_000) return hit.value;
     let value: string | undefined | Error;
     try {
-      const ns = await this.core.readNamespace({ name: namespace });
+      const ns = await this.kube.get<Namespace>({ ...core('namespaces'), name: namespace });
       value = ns.metadata?.labels?.[LABEL_STEP_NETWORK];
     } catch (e) {
       log.warn({ namespace, err: statusMessage(e) }, 'cannot read the namespace: its steps get no network');
@@ -42,7 +53,7 @@ export class NamespaceReads {
     const out: string[] = [];
     for (const name of names)
       try {
-        const s = await retryTransient(() => this.core.readNamespacedSecret({ name, namespace }), {
+        const s = await retryTransient(() => this.secret(namespace, name), {
           deadlineMs: 5000,
         });
         const values = Object.entries(s.data ?? {}).map(([k, v]) => [
@@ -68,7 +79,7 @@ export class NamespaceReads {
     try {
       return await resolveSecretEnv(refs, async (name) => {
         try {
-          const s = await retryTransient(() => this.core.readNamespacedSecret({ name, namespace }), {
+          const s = await retryTransient(() => this.secret(namespace, name), {
             deadlineMs: 5000,
           });
           return s.data ?? {};

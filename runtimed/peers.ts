@@ -5,9 +5,8 @@
 // (a projected token the kubelet renews), which the peer reviews for that audience only.
 import { readFile } from 'node:fs/promises';
 import https from 'node:https';
-import type * as k8s from '@kubernetes/client-node';
 import type express from 'express';
-import { rawJson } from '../src/kube/raw.js';
+import { leases, type KubeClient } from '../src/kube/rest.js';
 import { agentFromLease, agentLeaseName, type LeaseLike } from '../src/runtime/agents.js';
 
 /** The audience of the tokens agents show each other, and nothing else accepts. */
@@ -30,13 +29,11 @@ export interface PeerOptions {
 
 export type PeerFetch = (agent: string, pathAndQuery: string, res: express.Response) => Promise<void>;
 
-export function peerLogs(kc: k8s.KubeConfig, o: PeerOptions): PeerFetch {
+export function peerLogs(kube: KubeClient, o: PeerOptions): PeerFetch {
   return async (agent, pathAndQuery, res) => {
-    const lease = (await rawJson(
-      kc,
-      'GET',
-      `/apis/coordination.k8s.io/v1/namespaces/${o.leaseNamespace}/leases/${agentLeaseName(agent)}`,
-    ).catch(() => undefined)) as LeaseLike | undefined;
+    const lease = await kube
+      .get<LeaseLike>({ ...leases(o.leaseNamespace), name: agentLeaseName(agent) })
+      .catch(() => undefined);
     const url = lease && agentFromLease(lease)?.logUrl;
     if (!url)
       return void res

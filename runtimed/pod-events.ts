@@ -1,6 +1,6 @@
 // What a step Pod's Events say when the Pod itself does not (a volume that cannot be mounted): the
 // last Warning, quoted in the Run's message.
-import type { KubeClient } from '../src/kube/rest.js';
+import { core, type KubeClient } from '../src/kube/rest.js';
 import { lastWarning, type PodEvent } from '../src/runtime/pod-outcome.js';
 
 export async function podWarning(
@@ -8,7 +8,7 @@ export async function podWarning(
   namespace: string,
   pod: string,
 ): Promise<string | undefined> {
-  const events = { group: '', version: 'v1', plural: 'events', namespace };
+  const events = core('events', namespace);
   try {
     const list = await kube.list<PodEvent>(events, {
       fieldSelector: `involvedObject.kind=Pod,involvedObject.name=${pod}`,

@@ -2,17 +2,12 @@
 // webhook timing out) up to --pod-stuck-seconds and, for the create, a full ResourceQuota for as
 // long as it is full; only a refusal that would repeat fails the step at once.
 import { isQuotaExceeded, isTransient, retryTransient } from '../src/kube/retry.js';
-import { statusCode, statusMessage, type Coordinates, type KubeClient } from '../src/kube/rest.js';
+import { core, statusCode, statusMessage, type Coordinates, type KubeClient } from '../src/kube/rest.js';
 import { log } from '../src/telemetry/log.js';
 
 export const podPath = (ns: string, name = '') => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`;
 /** The Pods of a namespace, for KubeClient. */
-export const pods = (namespace: string): Coordinates => ({
-  group: '',
-  version: 'v1',
-  plural: 'pods',
-  namespace,
-});
+export const pods = (namespace: string): Coordinates => core('pods', namespace);
 
 export async function createStepPod(
   kube: KubeClient,

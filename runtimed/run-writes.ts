@@ -1,9 +1,7 @@
 // The agent's writes to a Run's status: the optimistic claim (it fails if the Run changed), the
 // owned write (it applies only while this agent holds the same attempt) and the hand-back.
-import * as k8s from '@kubernetes/client-node';
 import type { Run, RunStatus } from '../src/api/types.js';
-import { GROUP, VERSION } from '../src/api/crds.js';
-import { statusCode, statusMessage } from '../src/kube/rest.js';
+import { crd, statusCode, statusMessage, type KubeClient, type PatchType } from '../src/kube/rest.js';
 import { retryTransient } from '../src/kube/retry.js';
 import { lostStatus, requeueStatus } from '../src/runtime/lifecycle.js';
 import { log } from '../src/telemetry/log.js';
@@ -12,23 +10,14 @@ import { key } from './agent-state.js';
 
 export class RunWrites {
   constructor(
-    private readonly api: k8s.CustomObjectsApi,
+    private readonly kube: KubeClient,
     private readonly identity: string,
     private readonly metrics: AgentMetrics,
   ) {}
 
-  private async patchStatus(r: Run, body: object, type: string): Promise<Run> {
-    return (await this.api.patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        plural: 'runs',
-        namespace: r.metadata.namespace ?? '',
-        name: r.metadata.name ?? '',
-        body,
-      },
-      k8s.setHeaderOptions('Content-Type', type),
-    )) as Run;
+  private patchStatus(r: Run, body: object, type: PatchType): Promise<Run> {
+    const o = { ...crd('runs', r.metadata.namespace ?? ''), name: r.metadata.name ?? '' };
+    return this.kube.patchStatus<Run>(o, body, type);
   }
 
   /** A merge patch that carries the observed resourceVersion: it fails with 409 if the Run changed. */
@@ -36,8 +25,32 @@ export class RunWrites {
     return this.patchStatus(
       r,
       { metadata: { resourceVersion: r.metadata.resourceVersion }, status },
-      k8s.PatchStrategy.MergePatch,
+      'merge',
     );
+  }
+
+  /** The claim (an optimistic write); the Run as claimed, or undefined when another agent was first or it failed. */
+  async claim(r: Run, status: RunStatus): Promise<Run | undefined> {
+    try {
+      // Fields of an earlier attempt are cleared; a merge patch removes a key set to null.
+      const claimed = await this.optimistic(r, {
+        ...status,
+        reason: null,
+        message: null,
+        exitCode: null,
+        completionTime: null,
+      });
+      this.metrics.claims.inc({ result: 'won' });
+      return claimed;
+    } catch (e) {
+      if (statusCode(e) === 409 || statusCode(e) === 404) this.metrics.claims.inc({ result: 'lost' });
+      else {
+        // The API server or the network failed, not the race: the periodic fill offers it again.
+        this.metrics.claims.inc({ result: 'error' });
+        log.warn({ run: key(r), err: statusMessage(e) }, 'claim failed; will retry');
+      }
+      return undefined;
+    }
   }
 
   /** A JSON patch that applies only while this agent still holds the same attempt. */
@@ -50,7 +63,7 @@ export class RunWrites {
         { op: 'test', path: '/status/phase', value: 'Running' },
         ...ops,
       ],
-      k8s.PatchStrategy.JsonPatch,
+      'json',
     );
   }
 

@@ -25,6 +25,16 @@ export function crd(plural: 'workflows' | 'workflowruns' | 'runs' | 'works', nam
   return { group: GROUP, version: VERSION, plural, namespace };
 }
 
+/** Coordinates of a core-group (v1) resource; cluster-scoped without a namespace. */
+export function core(plural: string, namespace?: string): Coordinates {
+  return { group: '', version: 'v1', plural, ...(namespace !== undefined ? { namespace } : {}) };
+}
+
+/** Coordinates of the Leases of a namespace (coordination.k8s.io/v1). */
+export function leases(namespace: string): Coordinates {
+  return { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace };
+}
+
 /** The URL path of a collection, or of one object and optionally its subresource. */
 export function resourcePath(c: Coordinates & { name?: string }, subresource?: string): string {
   const base = c.group ? `/apis/${c.group}/${c.version}` : `/api/${c.version}`;
@@ -81,8 +91,12 @@ export class KubeClient {
     return rawJson(this.access, 'GET', resourcePath(c) + query) as Promise<{ items?: T[] }>;
   }
 
-  /** `fieldManager`: who the new object's fields are recorded as written by. */
-  create<T = unknown>(c: Coordinates, body: unknown, fieldManager?: string): Promise<T> {
+  /**
+   * Creates an object in the collection `c` (a POST to the collection: coordinates with a name are
+   * refused by the type, as the API server would refuse them with 405). `fieldManager`: who the new
+   * object's fields are recorded as written by.
+   */
+  create<T = unknown>(c: Coordinates & { name?: never }, body: unknown, fieldManager?: string): Promise<T> {
     this.count('create', c);
     const q = fieldManager ? `?fieldManager=${encodeURIComponent(fieldManager)}` : '';
     return rawJson(this.access, 'POST', resourcePath(c) + q, body) as Promise<T>;

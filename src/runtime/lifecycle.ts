@@ -53,6 +53,33 @@ export function mayRequeue(run: Run, now: Date, staleMs: number, quietMs: number
   return isStale(run, now, staleMs) && quietMs > staleMs;
 }
 
+/** An agent's liveness periods: how often it heartbeats, when a Run is stale, a stopped step's grace. */
+export interface LivenessPeriods {
+  heartbeatMs: number;
+  staleMs: number;
+  /** Between SIGTERM and SIGKILL of a stopped step. */
+  graceMs: number;
+}
+
+/**
+ * How long a step of an agent's own may go on with no heartbeat confirmed. Another agent may put the
+ * Run back once it has seen no heartbeat for the stale period, so the step is stopped (and dead,
+ * after the grace period) one heartbeat before that.
+ */
+export function fenceMs(p: LivenessPeriods): number {
+  return Math.max(p.heartbeatMs, p.staleMs - p.heartbeatMs - p.graceMs);
+}
+
+/**
+ * Whether a won claim may still start its step. The claim is the first heartbeat, sent at `sentMs`;
+ * another agent counts the Run's staleness from some time after that. An answer that took longer
+ * than the fence to come back may come after that agent put the Run back and ran it: the step must
+ * not start (the claim is handed back).
+ */
+export function claimAnsweredInTime(sentMs: number, answeredMs: number, p: LivenessPeriods): boolean {
+  return answeredMs - sentMs <= fenceMs(p);
+}
+
 /** Back to Pending for another agent, the attempt count kept (execution is at-least-once). */
 export function requeueStatus(run: Run, message: string): RunStatus {
   return { phase: 'Pending', attempts: run.status?.attempts ?? 0, message };

@@ -2,7 +2,9 @@ import type { Run } from '../api/types.js';
 import { MAX_OUTPUTS, MAX_OUTPUT_VALUE_LENGTH } from '../limits.js';
 import { parseControl } from './control-file.js';
 import {
+  claimAnsweredInTime,
   claimStatus,
+  fenceMs,
   endStatus,
   isClaimable,
   isStale,
@@ -109,6 +111,25 @@ const run = (status?: Run['status']): Run => ({
   ...(status ? { status } : {}),
 });
 const now = new Date('2026-12-02T10:00:00.000Z');
+
+describe('the fence and a claim answered late', () => {
+  const periods = { heartbeatMs: 1000, staleMs: 5000, graceMs: 1000 };
+  it('stops a step one heartbeat and the grace period before another agent may put it back', () => {
+    expect(fenceMs(periods)).toBe(3000);
+    expect(fenceMs({ heartbeatMs: 5000, staleMs: 30_000, graceMs: 5000 })).toBe(20_000);
+  });
+  it('is never shorter than one heartbeat', () => {
+    expect(fenceMs({ heartbeatMs: 2000, staleMs: 3000, graceMs: 5000 })).toBe(2000);
+  });
+  it('starts a step whose claim came back within the fence, counted from when the claim was sent', () => {
+    expect(claimAnsweredInTime(10_000, 10_000, periods)).toBe(true);
+    expect(claimAnsweredInTime(10_000, 13_000, periods)).toBe(true);
+  });
+  it('does not start a step whose claim came back after the fence', () => {
+    expect(claimAnsweredInTime(10_000, 13_001, periods)).toBe(false);
+    expect(claimAnsweredInTime(10_000, 22_000, periods)).toBe(false);
+  });
+});
 
 describe('Run lifecycle', () => {
   it('claimable: no phase or Pending only', () => {

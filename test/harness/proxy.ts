@@ -8,21 +8,25 @@ export interface Relay {
   /** Resets every relayed connection and every new one until restore(). */
   cut(): void;
   restore(): void;
-  /** Holds every chunk, both ways, this many ms before passing it on (0: at once); order is kept. */
-  delay(ms: number): void;
+  /**
+   * Holds every chunk this many ms before passing it on (0: at once), both ways or only the
+   * server's answers; order is kept.
+   */
+  delay(ms: number, way?: 'both' | 'answers'): void;
   close(): Promise<void>;
 }
 
 export async function relay(targetPort: number): Promise<Relay> {
   let cut = false;
   let delayMs = 0;
+  let answersOnly = false;
   const open = new Set<net.Socket>();
   // Each direction a chain of its own, so a chunk never overtakes the one before it when the delay
   // changes in between.
-  const forward = (from: net.Socket, to: net.Socket) => {
+  const forward = (from: net.Socket, to: net.Socket, answers: boolean) => {
     let chain = Promise.resolve();
     from.on('data', (chunk: Buffer) => {
-      const wait = delayMs;
+      const wait = answers || !answersOnly ? delayMs : 0;
       chain = chain
         .then(() => (wait > 0 ? new Promise<void>((r) => setTimeout(r, wait)) : undefined))
         .then(() => void (to.destroyed ? undefined : to.write(chunk)));
@@ -41,8 +45,8 @@ export async function relay(targetPort: number): Promise<Relay> {
     };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
-    forward(client, upstream);
-    forward(upstream, client);
+    forward(client, upstream, false);
+    forward(upstream, client, true);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -55,8 +59,9 @@ export async function relay(targetPort: number): Promise<Relay> {
     restore() {
       cut = false;
     },
-    delay(ms: number) {
+    delay(ms: number, way: 'both' | 'answers' = 'both') {
       delayMs = ms;
+      answersOnly = way === 'answers';
     },
     close: () =>
       new Promise<void>((r) => {

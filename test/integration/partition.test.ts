@@ -1,6 +1,7 @@
 // An agent cut off from the API server while its step runs (issue "Reliability III"): it stops the
 // step once its heartbeats have gone unconfirmed for (nearly) the stale period, before the other
-// agent may put the Run back, so the step never runs twice at once. The partition is a relay in
+// agent may put the Run back, so the step never runs twice at once; and an agent whose claim is
+// answered only after another agent took the Run over never starts it. The partition is a relay in
 // front of the API server that only the first agent goes through. Real API server, two real
 // runtimed agents, real bash in the sandbox.
 import { mkdtempSync } from 'node:fs';
@@ -32,10 +33,10 @@ afterAll(async () => {
   await ch?.close();
 });
 
-const agent = async (identity: string, apiServer?: string) => {
+const agent = async (identity: string, apiServer?: string, runtime = RUNTIME) => {
   const a = await startAgent({
     identity,
-    runtime: RUNTIME,
+    runtime,
     dataDir: mkdtempSync(join(tmpdir(), `krt-${identity}-`)),
     namespace: c.namespace,
     staleSeconds: 5,
@@ -78,3 +79,43 @@ it('an agent cut off from the API server stops its step before another agent run
   expect(last?.status).toMatchObject({ assignedTo: 'partition-b', attempts: 2 });
   expect(cutOff.output()).toContain('no heartbeat confirmed for the stale period; stopping the step');
 });
+
+it('an agent whose claim is answered after the stale period hands the Run back unstarted', async () => {
+  // The answers to the first agent come 10 s late: its claim reaches the API server at once, but by
+  // the time it hears it won, the second agent has found the Run stale, put it back and run it.
+  const runtime = 'late-claim';
+  const link = await relay(Number(localPort('API_PORT')));
+  try {
+    const late = await agent('late-claim-a', `https://127.0.0.1:${link.port}`, runtime);
+    link.delay(10_000, 'answers');
+    const journal = ch.journal();
+    await createRun(c, 'answered-late', {
+      runtime,
+      script: [
+        `echo "started $KRT_ATTEMPT" | ${journal.append}`,
+        `for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do echo "alive $KRT_ATTEMPT" | ${journal.append}; sleep 0.5; done`,
+      ].join('\n'),
+    });
+    const claimed = await runInPhase(c, 'answered-late', ['Running'], 60_000);
+    expect(claimed.status).toMatchObject({ assignedTo: 'late-claim-a', attempts: 1 });
+    await agent('late-claim-b', undefined, runtime);
+    let last: Awaited<ReturnType<typeof getRun>> | undefined;
+    await eventually(
+      async () => (last = await getRun(c, 'answered-late')).status?.phase === 'Succeeded',
+      90_000,
+      () =>
+        `the Run to succeed on the second agent (last: ${JSON.stringify(last?.status)}; journal: ${journal.lines().join(', ')})`,
+    );
+    // Only the second agent's attempt ever ran.
+    expect(new Set(journal.lines())).toEqual(new Set(['started 2', 'alive 2']));
+    await eventually(
+      async () => late.output().includes('handing the Run back unstarted'),
+      30_000,
+      () => `the first agent to say it handed the Run back unstarted:\n${late.output()}`,
+    );
+    expect(last?.status).toMatchObject({ assignedTo: 'late-claim-b', attempts: 2 });
+  } finally {
+    link.delay(0);
+    await link.close();
+  }
+}, 180_000);
