@@ -1,6 +1,7 @@
 // The Promise's own workflows in the Promise reconciler: plan them (src/plan/promise-workflow.ts),
-// apply the plan's actions as a resource's are applied, and hand back what the Promise's status
-// shows of them. A run the API server refuses outright fails its pipeline, as a resource's does.
+// apply the plan's actions in the planned loop as a resource's are applied, and hand back what the
+// Promise's status shows of them. A run the API server refuses outright fails its pipeline, as a
+// resource's does.
 import type { ObservedRun } from '../src/plan/run-plan.js';
 import type {
   Condition,
@@ -11,9 +12,8 @@ import type {
   WorkflowRun,
 } from '../src/api/types.js';
 import { GROUP, VERSION } from '../src/api/crds.js';
-import { statusMessage } from '../src/kube/rest.js';
+import { applyPlanned } from '../src/kube/controller/planned.js';
 import type { ResilientInformer } from '../src/kube/informer.js';
-import { isDeterministicRefusal, isNamespaceGone, isNamespaceTerminating } from '../src/kube/retry.js';
 import { FINALIZER_DELETE_WORKFLOW, FINALIZER_WORKS_CLEANUP } from '../src/labels.js';
 import {
   hasPromiseWorkflows,
@@ -23,7 +23,8 @@ import {
   promiseWorkflowStatus,
 } from '../src/plan/promise-workflow.js';
 import type { ResourceApi } from '../src/promise/api.js';
-import { actionId, applyResourceAction, NameTaken, observedFor, type ActionDeps } from './resource.js';
+import { retryForCacheLag } from './missing.js';
+import { actionId, applyResourceAction, observedFor, Refusals, type ActionDeps } from './resource.js';
 
 /** Promises themselves, as the resource client names an API. */
 const PROMISES: ResourceApi = {
@@ -54,9 +55,17 @@ export interface PromiseWorkflowOutcome {
   /** Its labels or finalizers were patched: the status waits for that update in the cache. */
   patched: boolean;
   requeueAfter?: number;
+  /** A Workflow the plan missed may be cache lag: nothing was done, plan again after requeueAfter. */
+  lag?: boolean;
+  /** An action failed in a way worth retrying: thrown once the Promise's status is written. */
+  transient?: unknown;
 }
 
-/** Plans and applies the Promise's own workflow; undefined when it has none and nothing of one. */
+/**
+ * Plans and applies the Promise's own workflow through the planned loop, as a resource's pipelines
+ * are (the same refusal rules); undefined when it has none and nothing of one. Its status goes into
+ * the Promise's, which the Promise reconciler writes, and then throws `transient` if there is one.
+ */
 export async function reconcilePromiseWorkflow(
   promise: PromiseObject,
   deps: PromiseWorkflowDeps,
@@ -68,47 +77,45 @@ export async function reconcilePromiseWorkflow(
   );
   const observed = observedFor(uid, deps);
   if (!hasPromiseWorkflows(promise) && ours.length === 0 && observed.works.length === 0) return undefined;
-  const refused: Record<string, string> = {};
-  let namespaceTerminating = false;
-  const plan = () => planPromiseWorkflow({ promise, ...observed, refused, namespaceTerminating, now });
+  const refusals = new Refusals();
   const actionDeps: ActionDeps = { ...deps, api: PROMISES, promise: () => promiseWorkflowPromise(promise) };
-  let target = promiseAsResource(promise);
-  let planned = plan();
   let patched = false;
-  // A refusal plans again; what was applied already is not applied twice (Events, patches).
-  const applied = new Set<string>();
-  for (let pass = 0; pass < 2; pass++) {
-    let replan = false;
-    for (const action of planned.actions) {
-      if (applied.has(actionId(action))) continue;
-      applied.add(actionId(action));
-      try {
-        target = (await applyResourceAction(action, target, actionDeps)) ?? target;
-        patched ||= action.type === 'setLabels' || action.type === 'setFinalizers';
-      } catch (e) {
-        // Its workflow namespace is being deleted, or is gone: no pipeline can run there any more
-        // (the delete pipeline is skipped, with an Event), rather than retried for ever.
-        const gone = isNamespaceTerminating(e) || isNamespaceGone(e);
-        if (action.type === 'createRun' && promise.metadata.deletionTimestamp && gone) {
-          namespaceTerminating = replan = true;
-          break;
-        }
-        if (action.type !== 'createRun' || !(e instanceof NameTaken || isDeterministicRefusal(e))) throw e;
-        refused[action.pipeline] =
-          e instanceof NameTaken
-            ? e.message
-            : `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
-        replan = true;
-        break;
-      }
-    }
-    if (!replan) break;
-    planned = plan();
-  }
+  const done = await applyPlanned({
+    object: promiseAsResource(promise),
+    plan: () =>
+      planPromiseWorkflow({
+        promise,
+        ...observed,
+        refused: refusals.refused,
+        namespaceTerminating: refusals.namespaceTerminating,
+        now,
+      }),
+    confirmMissing: (plan) =>
+      retryForCacheLag(deps.kube, plan.missingWorkflows ?? [], { promise: promise.metadata.name ?? '' }),
+    id: actionId,
+    apply: (action, target) => {
+      patched ||= action.type === 'setLabels' || action.type === 'setFinalizers';
+      return applyResourceAction(action, target, actionDeps);
+    },
+    failed: (action, e) => refusals.failed(action, e),
+    clock: () => now,
+  });
+  // No action ends this reconcile: only a Workflow not cached yet stops it before it applies anything.
+  if (done.kind !== 'applied')
+    return {
+      conditions: [],
+      succeeded: false,
+      holding: true,
+      patched: false,
+      lag: true,
+      requeueAfter: done.kind === 'lag' ? done.ms : 0,
+    };
+  const { plan, transient } = done;
   return {
-    ...promiseWorkflowStatus(planned.status, promise),
+    ...promiseWorkflowStatus(plan.status, promise),
     holding: Boolean(promise.metadata.deletionTimestamp) && ours.length > 0,
     patched,
-    ...(planned.requeueAfter !== undefined ? { requeueAfter: planned.requeueAfter } : {}),
+    ...(plan.requeueAfter !== undefined ? { requeueAfter: plan.requeueAfter } : {}),
+    ...(transient !== undefined ? { transient } : {}),
   };
 }

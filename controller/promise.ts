@@ -66,7 +66,8 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
     if (progress) return writeStatus(promise, progress, deps);
     // Its resources are gone: now its own delete workflow, then its Works.
     const own = await reconcilePromiseWorkflow(promise, deps, clock);
-    if (own?.patched) return undefined; // the update comes back through the cache
+    if (own?.lag) return { requeueAfter: own.requeueAfter ?? 0 };
+    if (own?.patched) return afterOwn(own); // the update comes back through the cache
     if (own?.holding) {
       const message = own.message ?? 'running the delete workflow of the Promise';
       await writeStatus(
@@ -74,8 +75,9 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
         withOwn(promiseStatus(promise, 'False', 'Deleting', message, now, api), own),
         deps,
       );
-      return own.requeueAfter !== undefined ? { requeueAfter: own.requeueAfter } : undefined;
+      return afterOwn(own);
     }
+    if (own?.transient !== undefined) throw own.transient;
     await setFinalizers(
       promise,
       finalizers.filter((f) => f !== FINALIZER_PROMISE_RESOURCES),
@@ -90,7 +92,8 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
   }
   let status: PromiseStatus;
   const own = api ? await reconcilePromiseWorkflow(promise, deps, clock) : undefined;
-  if (own?.patched) return undefined; // the update comes back through the cache
+  if (own?.lag) return { requeueAfter: own.requeueAfter ?? 0 };
+  if (own?.patched) return afterOwn(own); // the update comes back through the cache
   if (!api) {
     const why = resourceApiErrors(promise.spec.api).map(formatFieldError).join('; ');
     status = promiseStatus(promise, 'False', 'InvalidAPI', why, now);
@@ -109,7 +112,13 @@ export async function reconcilePromise(key: string, deps: PromiseDeps): Promise<
     status = await install(promise, api, deps, now);
   }
   await writeStatus(promise, withOwn(status, own), deps);
-  return own?.requeueAfter !== undefined ? { requeueAfter: own.requeueAfter } : undefined;
+  return own ? afterOwn(own) : undefined;
+}
+
+/** After the status is written: the own workflow's transient failure (retried with backoff), or its requeue. */
+function afterOwn(own: PromiseWorkflowOutcome): Result | undefined {
+  if (own.transient !== undefined) throw own.transient;
+  return own.requeueAfter !== undefined ? { requeueAfter: own.requeueAfter } : undefined;
 }
 
 /** The Promise's status with its own workflows' record and conditions, when it has them. */

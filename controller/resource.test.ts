@@ -7,7 +7,7 @@ import { HttpError } from '../src/kube/raw.js';
 import type { ObjectCoordinates } from '../src/kube/rest.js';
 import { LABEL_RESOURCE_UID } from '../src/labels.js';
 import type { ResourceApi } from '../src/promise/api.js';
-import { applyResourceAction, NameTaken, type ActionDeps } from './resource.js';
+import { applyResourceAction, NameTaken, Refusals, type ActionDeps } from './resource.js';
 
 const api = {
   group: 'test.kruntimes.dev',
@@ -99,5 +99,48 @@ describe('applyResourceAction', () => {
         deps(undefined, undefined, 500).d,
       ),
     ).rejects.toBeInstanceOf(HttpError);
+  });
+});
+
+describe("Refusals (how a failed action counts, for resources and a Promise's own workflow alike)", () => {
+  const create = { type: 'createRun', pipeline: 'make', run } as const;
+  const status = (code: number, body: object) => new HttpError(code, JSON.stringify(body));
+
+  it('stops at a failed label or finalizer patch, and retries any other failure that is not a create', () => {
+    const r = new Refusals();
+    expect(r.failed({ type: 'setLabels', labels: {} }, status(422, {}))).toBe('fatal');
+    expect(r.failed({ type: 'setFinalizers', finalizers: [] }, status(503, {}))).toBe('fatal');
+    expect(r.failed({ type: 'cancelRun', name: 'x' }, status(422, {}))).toBe('transient');
+    expect(r.refused).toEqual({});
+  });
+
+  it('fails the pipeline of a run refused for good, or whose name another holds, and plans again', () => {
+    const r = new Refusals();
+    expect(r.failed(create, status(422, { message: 'spec.jobs: invalid' }))).toBe('replan');
+    expect(r.refused.make).toBe(
+      'the API server refused to create WorkflowRun "db1-make-abcde": spec.jobs: invalid',
+    );
+    expect(r.failed(create, new NameTaken('taken'))).toBe('replan');
+    expect(r.refused.make).toBe('taken');
+    expect(r.namespaceTerminating).toBe(false);
+  });
+
+  it('halts the pipelines when the namespace is being deleted or gone, and retries a busy API server', () => {
+    const terminating = new Refusals();
+    const cause = {
+      details: { causes: [{ reason: 'NamespaceTerminating' }] },
+      message: 'is being terminated',
+    };
+    expect(terminating.failed(create, status(403, cause))).toBe('replan');
+    expect(terminating.namespaceTerminating).toBe(true);
+    const gone = new Refusals();
+    expect(gone.failed(create, status(404, { details: { kind: 'namespaces' } }))).toBe('replan');
+    expect(gone.namespaceTerminating).toBe(true);
+    const busy = new Refusals();
+    expect(busy.failed(create, status(503, {}))).toBe('transient');
+    expect(
+      busy.failed(create, status(403, { message: 'User "x" cannot create resource "workflowruns"' })),
+    ).toBe('transient');
+    expect({ ...busy.refused, terminating: busy.namespaceTerminating }).toEqual({ terminating: false });
   });
 });

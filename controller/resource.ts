@@ -3,7 +3,7 @@
 // changed. One instance per Promise, added and removed while the controller runs.
 import type { ObservedRun } from '../src/plan/run-plan.js';
 import type { Result } from '../src/kube/controller/controller.js';
-import { reconcilePlanned } from '../src/kube/controller/planned.js';
+import { reconcilePlanned, type Failure } from '../src/kube/controller/planned.js';
 import type { PromiseObject, ResourceObject, Work, Workflow, WorkflowRun } from '../src/api/types.js';
 import { API_VERSION } from '../src/api/crds.js';
 import { controlledBy, madeFor } from '../src/api/objects.js';
@@ -43,9 +43,7 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
   if (!resource || !promise) return undefined;
   const deleting = Boolean(resource.metadata.deletionTimestamp);
   const uid = resource.metadata.uid ?? '';
-  // What the API server refused in this reconcile: the next plan fails the pipeline and halts.
-  const refused: Record<string, string> = {};
-  let namespaceTerminating = false;
+  const refusals = new Refusals();
   return reconcilePlanned({
     object: resource,
     statusOf: (r) => r.status,
@@ -54,32 +52,44 @@ export async function reconcileResource(key: string, deps: ResourceDeps): Promis
         resource,
         promise,
         ...observedFor(uid, deps),
-        refused,
-        namespaceTerminating,
+        refused: refusals.refused,
+        namespaceTerminating: refusals.namespaceTerminating,
         now,
       }),
     confirmMissing: (plan) => retryForCacheLag(deps.kube, plan.missingWorkflows ?? [], { resource: key }),
     afterStatus: (a) => a.type === 'event',
     id: actionId,
     apply: (action, target) => applyResourceAction(action, target, deps),
-    failed: (action, e) => {
-      // Labels and finalizers come first: without them nothing else is done.
-      if (action.type === 'setLabels' || action.type === 'setFinalizers') return 'fatal';
-      if (action.type !== 'createRun') return 'transient';
-      if (e instanceof NameTaken) refused[action.pipeline] = e.message;
-      else if (isNamespaceTerminating(e) || isNamespaceGone(e)) namespaceTerminating = true;
-      else if (isDeterministicRefusal(e))
-        refused[action.pipeline] =
-          `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
-      else return 'transient';
-      return 'replan';
-    },
+    failed: (action, e) => refusals.failed(action, e),
     // A resource whose last finalizer came off is gone: there is no status left to write.
     gone: (plan) => deleting && plan.actions.some((a) => a.type === 'setFinalizers'),
     writeStatus: (target, status) =>
       replaceResourceStatus(deps.kube, deps.api, target, { ...target, status }),
     clock: deps.clock,
   });
+}
+
+/**
+ * What the API server refused in one reconcile of a resource's (or a Promise's own) pipelines, as
+ * the next plan reads it: a refused run fails its pipeline, a namespace being deleted halts them.
+ */
+export class Refusals {
+  readonly refused: Record<string, string> = {};
+  namespaceTerminating = false;
+
+  /** How a failed action counts (the planned loop's Failure). */
+  failed(action: ResourceAction, e: unknown): Failure {
+    // Labels and finalizers come first: without them nothing else is done.
+    if (action.type === 'setLabels' || action.type === 'setFinalizers') return 'fatal';
+    if (action.type !== 'createRun') return 'transient';
+    if (e instanceof NameTaken) this.refused[action.pipeline] = e.message;
+    else if (isNamespaceTerminating(e) || isNamespaceGone(e)) this.namespaceTerminating = true;
+    else if (isDeterministicRefusal(e))
+      this.refused[action.pipeline] =
+        `the API server refused to create WorkflowRun "${action.run.metadata.name}": ${statusMessage(e)}`;
+    else return 'transient';
+    return 'replan';
+  }
 }
 
 /** Names an action, so one applied in a reconcile is not applied again when it plans anew. */

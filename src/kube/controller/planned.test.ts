@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { reconcilePlanned, writeStatusIfChanged, type Failure, type PlannedReconcile } from './planned.js';
+import {
+  applyPlanned,
+  reconcilePlanned,
+  writeStatusIfChanged,
+  type Failure,
+  type PlannedReconcile,
+} from './planned.js';
 
 interface Obj {
   name: string;
@@ -284,6 +290,69 @@ describe('reconcilePlanned', () => {
     await reconcilePlanned(h.spec);
     expect(h.calls).toEqual(['plan 1', 'apply event/e to v1']);
     expect(h.writes).toEqual([]);
+  });
+});
+
+describe('applyPlanned (the loop without the status, for a status another reconcile writes)', () => {
+  it('applies the last plan, writes no status, and hands back the plan, the object and the transient failure', async () => {
+    const h = harness({
+      patches: true,
+      plans: [
+        () => ({
+          status: { phase: 'Running' },
+          actions: [
+            { type: 'label', name: 'l' },
+            { type: 'create', name: 'a' },
+            { type: 'create', name: 'b' },
+          ],
+        }),
+      ],
+      failWith: { a: { error: new Error('503'), as: 'transient' } },
+    });
+    const done = await applyPlanned(h.spec);
+    expect(done.kind).toBe('applied');
+    if (done.kind !== 'applied') return;
+    expect(done.plan.status).toEqual({ phase: 'Running' });
+    expect(done.target.version).toBe(2);
+    expect((done.transient as Error).message).toBe('503');
+    expect(h.writes).toEqual([]);
+    expect(h.calls).toEqual([
+      'plan 1',
+      'apply label/l to v1',
+      'apply create/a to v2',
+      'failed a: 503',
+      'apply create/b to v2',
+    ]);
+  });
+
+  it('says how long to wait for the cache, applying nothing', async () => {
+    const h = harness({
+      lag: 500,
+      plans: [
+        () => ({ status: { phase: 'Running' }, actions: [{ type: 'create', name: 'a' }], missing: ['w'] }),
+      ],
+    });
+    await expect(applyPlanned(h.spec)).resolves.toEqual({ kind: 'lag', ms: 500 });
+    expect(h.calls).toEqual(['plan 1']);
+  });
+
+  it('plans again after a refusal, and leaves the Events for the status that the caller writes', async () => {
+    const h = harness({
+      plans: [
+        () => ({
+          status: { phase: 'Running' },
+          actions: [
+            { type: 'create', name: 'refused' },
+            { type: 'event', name: 'e' },
+          ],
+        }),
+        (refusals) => ({ status: { phase: `Failed: ${refusals.join()}` }, actions: [] }),
+      ],
+      failWith: { refused: { error: new Error('422'), as: 'replan' } },
+    });
+    const done = await applyPlanned(h.spec);
+    expect(done).toMatchObject({ kind: 'applied', plan: { status: { phase: 'Failed: refused' } } });
+    expect(h.calls).toEqual(['plan 1', 'apply create/refused to v1', 'failed refused: 422', 'plan 2']);
   });
 });
 

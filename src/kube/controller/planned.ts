@@ -1,7 +1,7 @@
 // A planned reconcile, the one loop every planning controller shares: plan from the caches (pure) →
 // confirm that what the plan missed is really missing and not cache lag → apply the actions → plan
 // again when the API server refused one → write the status only when it changed → announce →
-// Result. The controller brings the plan function and a small table of how to apply each action;
+// Result. applyPlanned is the same loop for an object whose status another reconcile writes. The controller brings the plan function and a small table of how to apply each action;
 // the order, the refusal rule and the status rule live here once.
 import { sameStatus } from '../../api/objects.js';
 import { requeueAfter, type Result } from './controller.js';
@@ -16,10 +16,10 @@ export interface Plan<S, A> {
 /** How a failed action counts: the plan changes (plan again), retry later, or stop at once. */
 export type Failure = 'replan' | 'transient' | 'fatal';
 
-export interface PlannedReconcile<O, S extends object, A, P extends Plan<S, A> = Plan<S, A>> {
+/** The half of a planned reconcile that applies a plan: plan, confirm, apply, plan again on a refusal. */
+export interface PlannedActions<O, S extends object, A, P extends Plan<S, A> = Plan<S, A>> {
   /** The object as the cache holds it: its status is what the new status is compared with. */
   object: O;
-  statusOf(o: O): S | undefined;
   /** The pure planner over what the caches hold now; asked again after a refusal. */
   plan(now: Date): P;
   /** Confirms what a plan missed against the API server: ms to wait for the cache, or undefined. */
@@ -39,26 +39,53 @@ export interface PlannedReconcile<O, S extends object, A, P extends Plan<S, A> =
   apply(a: A, target: O): Promise<O | void>;
   /** What a failed action means; a 'replan' answer records the refusal where `plan` reads it. */
   failed(a: A, e: unknown): Failure;
+  clock?: () => Date;
+}
+
+export interface PlannedReconcile<
+  O,
+  S extends object,
+  A,
+  P extends Plan<S, A> = Plan<S, A>,
+> extends PlannedActions<O, S, A, P> {
+  statusOf(o: O): S | undefined;
   /** Whether the object is gone after this plan (its last finalizer came off): no status to write. */
   gone?(plan: P): boolean;
   /** Writes the status (through KubeClient, which counts its writes). */
   writeStatus(target: O, status: S): Promise<unknown>;
   /** Events of what changed between the old and the new status, once it is written. */
   announce?(before: S | undefined, after: S): void;
-  clock?: () => Date;
 }
 
-export async function reconcilePlanned<O, S extends object, A, P extends Plan<S, A>>(
-  r: PlannedReconcile<O, S, A, P>,
-): Promise<Result | undefined> {
+/** What applying a plan came to: wait for the cache, ended by an action, or the last plan applied. */
+export type Applied<O, P> =
+  | { kind: 'lag'; ms: number }
+  | { kind: 'ended' }
+  | {
+      kind: 'applied';
+      plan: P;
+      /** The object as the last action that changed it returned it. */
+      target: O;
+      /** The first transient failure, to be thrown (retried with backoff) once the status is written. */
+      transient?: unknown;
+    };
+
+/**
+ * The loop of a planned reconcile without its status: for an object whose status another reconcile
+ * writes (a Promise's own workflow, inside the Promise's status). Actions marked afterStatus are
+ * left to the caller.
+ */
+export async function applyPlanned<O, S extends object, A, P extends Plan<S, A>>(
+  r: PlannedActions<O, S, A, P>,
+): Promise<Applied<O, P>> {
   const now = (r.clock ?? (() => new Date()))();
   let plan = r.plan(now);
   const lag = r.confirmMissing ? await r.confirmMissing(plan) : undefined;
-  if (lag !== undefined) return { requeueAfter: lag };
+  if (lag !== undefined) return { kind: 'lag', ms: lag };
   const ending = r.ends ? plan.actions.find((a) => r.ends?.(a)) : undefined;
   if (ending !== undefined) {
     await r.apply(ending, r.object);
-    return undefined;
+    return { kind: 'ended' };
   }
   let target = r.object;
   let transient: unknown;
@@ -84,6 +111,16 @@ export async function reconcilePlanned<O, S extends object, A, P extends Plan<S,
     }
     if (again) plan = r.plan(now);
   }
+  return { kind: 'applied', plan, target, ...(transient !== undefined ? { transient } : {}) };
+}
+
+export async function reconcilePlanned<O, S extends object, A, P extends Plan<S, A>>(
+  r: PlannedReconcile<O, S, A, P>,
+): Promise<Result | undefined> {
+  const done = await applyPlanned(r);
+  if (done.kind === 'lag') return { requeueAfter: done.ms };
+  if (done.kind === 'ended') return undefined;
+  const { plan, target, transient } = done;
   const before = r.statusOf(r.object);
   const written =
     !r.gone?.(plan) &&
