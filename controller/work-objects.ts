@@ -8,9 +8,6 @@ import { statusCode, type KubeClient, type ObjectCoordinates } from '../src/kube
 import { LABEL_WORK_UID } from '../src/labels.js';
 import type { Manifest } from '../src/promise/documents.js';
 
-export const describeObject = (o: AppliedObject) =>
-  `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
-
 /** Why an object was left alone: it exists and is not this Work's. */
 export class NotTheWorks extends Error {}
 
