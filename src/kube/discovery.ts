@@ -29,7 +29,7 @@ export class Discovery {
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     let list: { resources?: { name: string; kind: string; namespaced: boolean }[] };
     try {
-      list = (await rawJson(this.kc, 'GET', base, undefined, 10_000)) as typeof list;
+      list = (await rawJson(this.kc, 'GET', base, { timeoutMs: 10_000 })) as typeof list;
     } catch (e) {
       if ((e as { code?: number }).code === 404) return undefined;
       throw e;
@@ -41,7 +41,6 @@ export class Discovery {
     return resources.get(kind);
   }
 
-  /** The URL of one object. */
   /** The coordinates of one object of the resource, for KubeClient. */
   static coordinates(info: ResourceInfo, namespace: string | undefined, name: string): ObjectCoordinates {
     const [, api, group, version] = info.base.split('/');

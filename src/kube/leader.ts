@@ -69,14 +69,15 @@ export class LeaderElector {
     this.store = opts.store ?? {
       get: async () => {
         try {
-          return (await rawJson(kc, 'GET', `${path}/${opts.name}`, undefined, timeoutMs)) as Lease;
+          return (await rawJson(kc, 'GET', `${path}/${opts.name}`, { timeoutMs })) as Lease;
         } catch (e) {
           if (e instanceof HttpError && e.code === 404) return undefined;
           throw e;
         }
       },
-      create: async (lease) => void (await rawJson(kc, 'POST', path, lease, timeoutMs)),
-      replace: async (lease) => void (await rawJson(kc, 'PUT', `${path}/${opts.name}`, lease, timeoutMs)),
+      create: async (lease) => void (await rawJson(kc, 'POST', path, { body: lease, timeoutMs })),
+      replace: async (lease) =>
+        void (await rawJson(kc, 'PUT', `${path}/${opts.name}`, { body: lease, timeoutMs })),
     };
   }
 

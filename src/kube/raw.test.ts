@@ -115,7 +115,7 @@ describe('rawJson', () => {
     );
   });
   it('rejects a reply that stalls, at its deadline', async () => {
-    await expect(rawJson(kc, 'GET', '/stall', undefined, 300)).rejects.toThrow(
+    await expect(rawJson(kc, 'GET', '/stall', { timeoutMs: 300 })).rejects.toThrow(
       /GET \/stall: (no complete reply within 300 ms|timed out)/,
     );
   });
@@ -126,7 +126,10 @@ describe('rawJson', () => {
   });
   it("sends a DELETE's body whole, so the next request on the same connection is read as sent", async () => {
     const options = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: 'u-1' } };
-    const first = (await rawJson(kc, 'DELETE', '/echo', options)) as { body: string; socket: number };
+    const first = (await rawJson(kc, 'DELETE', '/echo', { body: options })) as {
+      body: string;
+      socket: number;
+    };
     expect(JSON.parse(first.body)).toEqual(options);
     const next = (await rawJson(kc, 'GET', '/echo')) as { method: string; body: string; socket: number };
     expect(next).toEqual({ method: 'GET', body: '', socket: first.socket });

@@ -53,13 +53,20 @@ export async function requestOptions(
   return { url: `${cluster.server}${path}`, opts };
 }
 
+/** One request's options: its body (sent as JSON), its deadline over the whole call, its content type. */
+export interface RequestOptions {
+  body?: unknown;
+  /** Default 30 s. */
+  timeoutMs?: number;
+  /** Default application/json; a patch names its kind. */
+  contentType?: string;
+}
+
 export async function rawJson(
   kc: KubeAccess,
   method: string,
   path: string,
-  body?: unknown,
-  timeoutMs = 30_000,
-  contentType = 'application/json',
+  { body, timeoutMs = 30_000, contentType = 'application/json' }: RequestOptions = {},
 ): Promise<unknown> {
   const { url, opts } = await requestOptions(kc, path, {
     method,
@@ -124,7 +131,7 @@ export function serverSideApply(
   fieldManager = 'kruntimes',
 ): Promise<unknown> {
   const q = `?fieldManager=${encodeURIComponent(fieldManager)}&force=true`;
-  return rawJson(kc, 'PATCH', path + q, body, 30_000, 'application/apply-patch+yaml');
+  return rawJson(kc, 'PATCH', path + q, { body, contentType: 'application/apply-patch+yaml' });
 }
 
 /**

@@ -99,30 +99,33 @@ export class KubeClient {
   create<T = unknown>(c: Coordinates & { name?: never }, body: unknown, fieldManager?: string): Promise<T> {
     this.count('create', c);
     const q = fieldManager ? `?fieldManager=${encodeURIComponent(fieldManager)}` : '';
-    return rawJson(this.access, 'POST', resourcePath(c) + q, body) as Promise<T>;
+    return rawJson(this.access, 'POST', resourcePath(c) + q, { body }) as Promise<T>;
   }
 
   replace<T = unknown>(o: ObjectCoordinates, body: unknown): Promise<T> {
     this.count('update', o);
-    return rawJson(this.access, 'PUT', resourcePath(o), body) as Promise<T>;
+    return rawJson(this.access, 'PUT', resourcePath(o), { body }) as Promise<T>;
   }
 
   /** PUT of the status subresource: a conflict (409) when `body`'s resourceVersion is not the stored one. */
   replaceStatus<T = unknown>(o: ObjectCoordinates, body: unknown): Promise<T> {
     this.count('update', o, 'status');
-    return rawJson(this.access, 'PUT', resourcePath(o, 'status'), body) as Promise<T>;
+    return rawJson(this.access, 'PUT', resourcePath(o, 'status'), { body }) as Promise<T>;
   }
 
   patch<T = unknown>(o: ObjectCoordinates, body: unknown, type: PatchType = 'merge'): Promise<T> {
     this.count('patch', o);
-    return rawJson(this.access, 'PATCH', resourcePath(o), body, 30_000, PATCH_TYPES[type]) as Promise<T>;
+    return rawJson(this.access, 'PATCH', resourcePath(o), {
+      body,
+      contentType: PATCH_TYPES[type],
+    }) as Promise<T>;
   }
 
   /** A patch of the status subresource (what an executor writes of a Run). */
   patchStatus<T = unknown>(o: ObjectCoordinates, body: unknown, type: PatchType = 'merge'): Promise<T> {
     this.count('patch', o, 'status');
     const path = resourcePath(o, 'status');
-    return rawJson(this.access, 'PATCH', path, body, 30_000, PATCH_TYPES[type]) as Promise<T>;
+    return rawJson(this.access, 'PATCH', path, { body, contentType: PATCH_TYPES[type] }) as Promise<T>;
   }
 
   /** Server-side apply as kruntimes, taking over fields another manager holds (src/kube/raw.ts). */
@@ -141,7 +144,7 @@ export class KubeClient {
     const query = q.size > 0 ? `?${q.toString()}` : '';
     const { uid } = options;
     const body = uid ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } } : undefined;
-    await rawJson(this.access, 'DELETE', resourcePath(o) + query, body);
+    await rawJson(this.access, 'DELETE', resourcePath(o) + query, { body });
   }
 }
 

@@ -141,10 +141,12 @@ async function standInLease(c: TestCluster): Promise<() => Promise<void>> {
     new Date(),
   );
   await rawJson(c.admin.kc, 'POST', leases, {
-    apiVersion: 'coordination.k8s.io/v1',
-    kind: 'Lease',
-    ...lease,
-    spec: { ...lease.spec, renewTime: microTime(new Date()) },
+    body: {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      ...lease,
+      spec: { ...lease.spec, renewTime: microTime(new Date()) },
+    },
   });
   return async () => {
     await rawJson(c.admin.kc, 'DELETE', `${leases}/${lease.metadata.name}`).catch(() => undefined);

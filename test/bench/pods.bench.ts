@@ -84,10 +84,12 @@ async function bench(
       const start = new Promise<void>((res) => started.set(run, res));
       created.set(run, performance.now());
       await rawJson(kc, 'POST', `/apis/kruntimes.io/v1alpha1/namespaces/${NS}/workflowruns`, {
-        apiVersion: 'kruntimes.io/v1alpha1',
-        kind: 'WorkflowRun',
-        metadata: { name: wfr, labels: { 'kruntimes.dev/bench': prefix } },
-        spec: { jobs: { a: { 'runs-on': runtime, steps: [step] } } },
+        body: {
+          apiVersion: 'kruntimes.io/v1alpha1',
+          kind: 'WorkflowRun',
+          metadata: { name: wfr, labels: { 'kruntimes.dev/bench': prefix } },
+          spec: { jobs: { a: { 'runs-on': runtime, steps: [step] } } },
+        },
       });
       await start;
       await done;
