@@ -1,12 +1,17 @@
 // The cluster connection of a krt command: KUBECONFIG (or --kubeconfig) and the namespace.
-import { loadKubeConfig, makeClients, type Clients } from '../src/kube/client.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from '../src/kube/client.js';
+import { KubeClient } from '../src/kube/rest.js';
 import { kubeconfigFiles } from '../src/kube/kubeconfig.js';
 
 /** An error that is the user's to fix: printed as one line, exit code 2. */
 export class UsageError extends Error {}
 
 export interface Connection {
-  clients: Clients;
+  /** The kubeconfig as loaded (watches and the log stream use it). */
+  kc: KubeConfig;
+  /** Every read and write of the commands. */
+  kube: KubeClient;
   namespace: string;
 }
 
@@ -26,5 +31,5 @@ export function connect(opts: { namespace?: string; kubeconfig?: string; context
   }
   if (!kc.getCurrentCluster()) throw new UsageError('no kubeconfig: set KUBECONFIG or pass --kubeconfig');
   const namespace = opts.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
-  return { clients: makeClients(kc), namespace };
+  return { kc, kube: new KubeClient(kc), namespace };
 }

@@ -94,9 +94,6 @@ function networkError(e: unknown): string | undefined {
     )
       return `${(x as Error).message ?? code}`.split('\n')[0];
   }
-  // fetch (client-node 2) names other failures to connect in the cause of "fetch failed".
-  if (e instanceof TypeError && e.message === 'fetch failed' && e.cause instanceof Error)
-    return e.cause.message.split('\n')[0];
   return undefined;
 }
 

@@ -12,7 +12,7 @@ export async function apiLog(
   name: string,
   o: { follow: boolean; write: (chunk: Buffer) => void },
 ): Promise<ApiLogResult> {
-  const kc = c.clients.kc;
+  const kc = c.kc;
   const cluster = kc.getCurrentCluster();
   if (!cluster) return 'no-api';
   const path = `/apis/logs.kruntimes.io/v1alpha1/namespaces/${encodeURIComponent(c.namespace)}/runs/${encodeURIComponent(name)}/log${o.follow ? '?follow=true' : ''}`;

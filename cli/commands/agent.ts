@@ -1,7 +1,6 @@
 // `krt agent list`: the runtimed agents and what they serve, from the Leases they hold.
 import type { Command } from 'commander';
-import { CoordinationV1Api } from '@kubernetes/client-node';
-import { apiClient } from '../../src/kube/client.js';
+import { leases } from '../../src/kube/rest.js';
 import { LABEL_AGENT } from '../../src/labels.js';
 import {
   AGENT_LEASE_NAMESPACE,
@@ -42,11 +41,8 @@ export function agentCommands(
     .addOption(outputOption())
     .action(async (opts: { output: Format; agentNamespace: string }) => {
       const c = connect(globals());
-      const list = await apiClient(c.clients.kc, CoordinationV1Api).listNamespacedLease({
-        namespace: opts.agentNamespace,
-        labelSelector: LABEL_AGENT,
-      });
-      const items = list.items as LeaseLike[];
+      const list = await c.kube.list<LeaseLike>(leases(opts.agentNamespace), { labelSelector: LABEL_AGENT });
+      const items = list.items ?? [];
       if (printStructured(opts.output, { apiVersion: 'v1', kind: 'List', items })) return;
       const rows = items.flatMap((l) => {
         const r = agentRow(l);

@@ -11,7 +11,7 @@ export async function getObject<T>(
   name: string,
 ): Promise<T | undefined> {
   try {
-    return (await c.clients.custom.getNamespacedCustomObject({ ...crd(plural, c.namespace), name })) as T;
+    return await c.kube.get<T>({ ...crd(plural, c.namespace), name });
   } catch (e) {
     if (statusCode(e) === 404) return undefined;
     throw e;
@@ -23,11 +23,8 @@ export async function listObjects<T>(
   plural: 'workflows' | 'workflowruns' | 'runs',
   labelSelector?: string,
 ): Promise<T[]> {
-  const list = (await c.clients.custom.listNamespacedCustomObject({
-    ...crd(plural, c.namespace),
-    ...(labelSelector ? { labelSelector } : {}),
-  })) as { items: T[] };
-  return list.items;
+  const list = await c.kube.list<T>(crd(plural, c.namespace), labelSelector ? { labelSelector } : {});
+  return list.items ?? [];
 }
 
 const KIND_NAMES = { workflows: 'workflow', workflowruns: 'workflowrun', runs: 'run' } as const;

@@ -14,12 +14,8 @@ import { printRunLogs } from './workflowrun.js';
 type Globals = () => { namespace?: string; kubeconfig?: string; context?: string };
 
 async function listPromises(c: Connection): Promise<PromiseObject[]> {
-  const list = (await c.clients.custom.listClusterCustomObject({
-    group: GROUP,
-    version: VERSION,
-    plural: 'promises',
-  })) as { items: PromiseObject[] };
-  return list.items;
+  const list = await c.kube.list<PromiseObject>({ group: GROUP, version: VERSION, plural: 'promises' });
+  return list.items ?? [];
 }
 
 const condition = (p: PromiseObject, type: string) => p.status?.conditions?.find((x) => x.type === type);
@@ -39,13 +35,13 @@ async function promiseOf(c: Connection, kind: string): Promise<PromiseObject> {
 async function getResource(c: Connection, p: PromiseObject, name: string): Promise<ResourceObject> {
   const api = p.status?.api ?? {};
   try {
-    return (await c.clients.custom.getNamespacedCustomObject({
+    return await c.kube.get<ResourceObject>({
       group: api.group ?? '',
       version: api.version ?? '',
       plural: api.plural ?? '',
       namespace: c.namespace,
       name,
-    })) as ResourceObject;
+    });
   } catch (e) {
     if (statusCode(e) === 404)
       throw new UsageError(`${api.kind} "${name}" not found in namespace "${c.namespace}"`);

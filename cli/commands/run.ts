@@ -123,7 +123,7 @@ async function printLog(c: Connection, r: Run, follow: boolean): Promise<void> {
 
 /** Streams from an agent's log endpoint with the kubeconfig's bearer token. */
 async function printRemote(c: Connection, base: string, name: string, follow: boolean): Promise<void> {
-  const token = c.clients.kc.getCurrentUser()?.token;
+  const token = c.kc.getCurrentUser()?.token;
   if (!token) throw new UsageError('KRT_RUNTIMED_URL needs a kubeconfig user with a bearer token');
   const url = `${base.replace(/\/$/, '')}/namespaces/${encodeURIComponent(c.namespace)}/runs/${encodeURIComponent(name)}/log${follow ? '?follow=true' : ''}`;
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });

@@ -14,8 +14,8 @@ export async function waitForRun(c: Connection, name: string): Promise<number> {
   // server's answer at once instead of a cache that keeps retrying.
   await loadTree(c, name);
   const base = `/apis/kruntimes.io/v1alpha1/namespaces/${c.namespace}`;
-  const runs = new ResilientInformer<WorkflowRun>(c.clients.kc, { path: `${base}/workflowruns` });
-  const steps = new ResilientInformer<Run>(c.clients.kc, { path: `${base}/runs` });
+  const runs = new ResilientInformer<WorkflowRun>(c.kc, { path: `${base}/workflowruns` });
+  const steps = new ResilientInformer<Run>(c.kc, { path: `${base}/runs` });
   const seen = new Map<string, string>();
   try {
     return await new Promise<number>((resolve, reject) => {

@@ -13,10 +13,7 @@ import { waitForRun } from './wait.js';
 
 async function getWorkflow(c: Connection, name: string): Promise<Workflow | undefined> {
   try {
-    return (await c.clients.custom.getNamespacedCustomObject({
-      ...crd('workflows', c.namespace),
-      name,
-    })) as Workflow;
+    return await c.kube.get<Workflow>({ ...crd('workflows', c.namespace), name });
   } catch (e) {
     if (statusCode(e) === 404) return undefined;
     throw e;
@@ -50,10 +47,7 @@ async function trigger(
   if (graph.error) throw new UsageError(graph.error);
   const built = triggeredRun(template, inputs);
   if ('errors' in built) throw new UsageError(built.errors.map(formatFieldError).join('\n'));
-  return (await c.clients.custom.createNamespacedCustomObject({
-    ...crd('workflowruns', c.namespace),
-    body: built.run,
-  })) as WorkflowRun;
+  return await c.kube.create<WorkflowRun>(crd('workflowruns', c.namespace), built.run);
 }
 
 /** `krt wf get`: a Workflow's inputs, jobs (with what they call) and outputs. */

@@ -1,6 +1,5 @@
 // `krt workflowrun get|list|cancel|resume|logs|watch` (alias `wfr`).
 import type { Command } from 'commander';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { runEnded, workflowRunEnded } from '../../src/api/phases.js';
 import type { WorkflowRun } from '../../src/api/types.js';
 import { LABEL_SUSPENDED, LABEL_WORKFLOW } from '../../src/labels.js';
@@ -45,10 +44,7 @@ export function workflowRunCommands(program: Command, globals: Globals): void {
     .action(async (name: string, opts: { wait?: boolean }) => {
       const c = connect(globals());
       await mustGet<WorkflowRun>(c, 'workflowruns', name);
-      await c.clients.custom.patchNamespacedCustomObject(
-        { ...crd('workflowruns', c.namespace), name, body: { spec: { cancelRequested: true } } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+      await c.kube.patch({ ...crd('workflowruns', c.namespace), name }, { spec: { cancelRequested: true } });
       console.log(`workflowrun/${name} cancel requested`);
       if (opts.wait) process.exitCode = await waitForRun(c, name);
     });
@@ -114,13 +110,9 @@ async function resume(c: Connection, name: string, wait: boolean | undefined): P
   const held = suspendedRuns(await loadTree(c, name));
   if (held.length === 0) throw new UsageError(`workflowrun ${name} has no suspended job`);
   for (const r of held) {
-    await c.clients.custom.patchNamespacedCustomObject(
-      {
-        ...crd('workflowruns', c.namespace),
-        name: r.metadata.name ?? '',
-        body: { metadata: { labels: { [LABEL_SUSPENDED]: null } } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    await c.kube.patch(
+      { ...crd('workflowruns', c.namespace), name: r.metadata.name ?? '' },
+      { metadata: { labels: { [LABEL_SUSPENDED]: null } } },
     );
     console.log(`workflowrun/${r.metadata.name} resumed`);
   }
