@@ -5,8 +5,9 @@
 // Beside the local components run a second controller replica and a second agent (behind a relay
 // that cuts it off or slows it down), a cancellation load (one run in 25 is cancelled while it
 // runs) and a Promise load (a resource every 40 runs, each to be configured, its Work applied).
-// Two streams of faults, over 100 in all. KRT_CHAOS_FAULTS=none runs the load alone, for
-// comparison. Exits non-zero when a run is lost or wrong, a cancelled run does not end, a step ran
+// Two streams of faults, over 100 in all; and, as root, container runs on the one-node cluster with
+// the Pod executor's faults (pod-load.ts; KRT_CHAOS_PODS=none leaves them out).
+// KRT_CHAOS_FAULTS=none runs the load alone, for comparison. Exits non-zero when a run is lost or wrong, a cancelled run does not end, a step ran
 // twice at once or unexplained, or an object was duplicated.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +50,7 @@ import {
 } from './report.js';
 import { cancelled as cancelLoad, ofCancelLoad, workflows, workload, type Expected } from './workload.js';
 import { ofPromiseLoad, promiseLoad } from './promise-load.js';
+import { podLoad } from './pod-load.js';
 import { deletePromise } from '../harness/promises.js';
 import { SecondAgent, SecondController } from './actors.js';
 
@@ -134,6 +136,8 @@ async function countObjects(c: TestCluster, plural: 'runs' | 'workflowruns'): Pr
 }
 
 async function main() {
+  // Its cluster and install first: starting them blocks, and the main load's clock starts after.
+  const pods = await podLoad(log);
   const started = Date.now();
   const c = await testCluster('chaos');
   const ch = await channel();
@@ -320,6 +324,12 @@ async function main() {
   };
   await Promise.all(STREAMS.map(stream));
   await load;
+  const podOutcome = await pods.stop();
+  if (podOutcome) {
+    faults.push(...podOutcome.faults);
+    for (const w of podOutcome.wrong.slice(0, 10)) log(`container run wrong: ${w}`);
+    for (const t of podOutcome.twice.slice(0, 10)) log(`container step in two Pods: ${t}`);
+  }
   log(
     `all ${created.size} created (${refusedAttempts} attempts refused while faults lasted); waiting for them to finish`,
   );
@@ -455,6 +465,16 @@ async function main() {
     rerunAfterStale: staleReruns.length,
     cancelled: { runs: cancels.size, ended: cancelEnded, notEnded: cancelNotEnded.length },
     resources: { created: promises.count(), configured: promises.count() - unconfigured.length },
+    ...(podOutcome
+      ? {
+          pods: {
+            runs: podOutcome.runs,
+            right: podOutcome.right,
+            wrong: podOutcome.wrong.length,
+            twice: podOutcome.twice.length,
+          },
+        }
+      : {}),
     duplicatedObjects,
     unvalidatedStored: unvalidated,
     steps,
@@ -484,7 +504,8 @@ async function main() {
     duplicatedObjects +
     unvalidated +
     notCreated +
-    malformed;
+    malformed +
+    (podOutcome ? podOutcome.wrong.length + podOutcome.twice.length : 0);
   process.exit(bad === 0 ? 0 : 1);
 }
 

@@ -22,8 +22,11 @@ export type FaultKind =
   | 'agent B cut off 10 s'
   | 'agent B slow 10 s';
 
+/** The Pod executor's faults, on the one-node cluster (pod-load.ts). */
+export type PodFaultKind = 'step Pod deleted' | 'step Pod evicted by a drain' | 'executor Pods killed';
+
 export interface Fault {
-  kind: FaultKind;
+  kind: FaultKind | PodFaultKind;
   /** Seen to happen; a fault that did not is reported, never counted. */
   happened: boolean;
   detail: string;

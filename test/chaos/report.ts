@@ -1,6 +1,6 @@
 // The one table `make chaos` ends with, how second executions of a step are told apart, and how
 // the API server's requests are counted across its restarts. Pure.
-import type { Fault, FaultKind } from './faults.js';
+import type { Fault, FaultKind, PodFaultKind } from './faults.js';
 
 export interface Outcome {
   faults: Fault[];
@@ -20,6 +20,8 @@ export interface Outcome {
   cancelled?: { runs: number; ended: number; notEnded: number };
   /** The Promise load: resources created, and those configured (workflow Succeeded, Work applied). */
   resources?: { created: number; configured: number };
+  /** The Pod load on the one-node cluster: its container runs, and how they ended under its faults. */
+  pods?: { runs: number; right: number; wrong: number; twice: number };
   /** Objects beyond those the runs should have made. */
   duplicatedObjects: number;
   unvalidatedStored: number;
@@ -32,8 +34,10 @@ export interface Outcome {
 }
 
 /** Per kind: faults seen to happen, and attempts that did not happen (not counted as injected). */
-export function faultCounts(faults: Fault[]): Map<FaultKind, { injected: number; notHappened: number }> {
-  const out = new Map<FaultKind, { injected: number; notHappened: number }>();
+export function faultCounts(
+  faults: Fault[],
+): Map<FaultKind | PodFaultKind, { injected: number; notHappened: number }> {
+  const out = new Map<FaultKind | PodFaultKind, { injected: number; notHappened: number }>();
   for (const f of faults) {
     const c = out.get(f.kind) ?? { injected: 0, notHappened: 0 };
     if (f.happened) c.injected++;
@@ -83,6 +87,14 @@ export function table(o: Outcome): string {
       ? ([
           ['Promise resources created', String(o.resources.created)],
           ['of those, configured (workflow Succeeded, Work applied)', String(o.resources.configured)],
+        ] as [string, string][])
+      : []),
+    ...(o.pods
+      ? ([
+          ['container runs on the one-node cluster (Pod executor)', String(o.pods.runs)],
+          ['of those, ended as their fault allows (PodDeleted, else Succeeded)', String(o.pods.right)],
+          ['of those, wrong or not ended', String(o.pods.wrong)],
+          ['container steps run in two Pods', String(o.pods.twice)],
         ] as [string, string][])
       : []),
     ['duplicated objects', String(o.duplicatedObjects)],

@@ -4,14 +4,22 @@
 // certificate, the bash agent runs the samples' steps in its Pod, the Pod executor runs container
 // steps as Pods (./pod-runtime.ts), and `kubectl delete -k` leaves nothing.
 import { jest } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { LABEL_WORKFLOWRUN_UID } from '../../src/labels.js';
 import { repoRoot } from '../harness/paths.js';
-import { ck, ckAsync, ckJson, clusterKubeconfig, clusterState, krt } from '../harness/node-cluster.js';
-import { krtAs, krtBackgroundAs, until, userKubeconfig } from './helpers.js';
+import { ck, ckAsync, ckJson, krt } from '../harness/node-cluster.js';
+import {
+  deploy,
+  invalidRun,
+  krtAs,
+  krtBackgroundAs,
+  startCluster,
+  stopCluster,
+  until,
+  userKubeconfig,
+} from './helpers.js';
 import { podRuntimeTests } from './pod-runtime.js';
 import { podChurnTests } from './pod-churn.js';
 
@@ -120,63 +128,15 @@ function logRequests(from: 'here' | 'peer'): number {
   }, 0);
 }
 
-const invalidRun = {
-  apiVersion: 'kruntimes.io/v1alpha1',
-  kind: 'WorkflowRun',
-  metadata: { name: 'invalid', namespace: 'default' },
-  // Well-formed to the CRD schema; only the webhook knows that the job it needs does not exist.
-  spec: {
-    jobs: { deploy: { needs: ['build'], 'runs-on': 'bash', steps: [{ name: 's', run: 'true' }] } },
-  },
-};
-
 // The cluster runs only while this suite does (not from jest's global setup), so its node, its
 // control plane and its Pods do not load the two cores while the other suites run.
 let startedCluster = false;
 beforeAll(() => {
-  if (process.env.KRT_CLUSTER_KUBECONFIG) return; // another cluster, started by the caller (make kind-e2e)
-  const up = spawnSync('bash', [join(repoRoot, 'test', 'cluster', 'up.sh')], { encoding: 'utf8' });
-  process.stderr.write(up.stderr);
-  // The reason, in the failure itself: a CI log keeps the failures and may cut the output before them.
-  const why = up.stderr.trim().split('\n').slice(-5).join('\n');
-  if (up.status !== 0) throw new Error(`the one-node cluster did not start (exit ${up.status}):\n${why}`);
-  startedCluster = !up.stderr.includes('already running');
+  startedCluster = startCluster();
 }, 1_800_000);
 afterAll(() => {
-  if (startedCluster && !process.env.KRT_KEEP_CLUSTER)
-    spawnSync('bash', [join(repoRoot, 'test', 'cluster', 'down.sh')], { stdio: 'inherit' });
+  if (startedCluster && !process.env.KRT_KEEP_CLUSTER) stopCluster();
 }, 120_000);
-
-/** Deploys an overlay as a user does (make deploy) and waits until admission answers through it. */
-async function deploy(path: string, namespace: string): Promise<void> {
-  const r = spawnSync(join(repoRoot, 'tools', 'deploy.sh'), [path], {
-    encoding: 'utf8',
-    env: { ...process.env, KUBECTL: join(clusterState, 'bin', 'kubectl'), KUBECONFIG: clusterKubeconfig },
-  });
-  if (r.status !== 0) throw new Error(`tools/deploy.sh: ${r.stderr}`);
-  const w = ck([
-    'wait',
-    '-n',
-    namespace,
-    '--for=condition=Available',
-    'deployment',
-    '--all',
-    '--timeout=240s',
-  ]);
-  if (w.status !== 0)
-    throw new Error(
-      `the Deployments are not Available: ${w.stderr}\n${ck(['get', 'pods', '-n', namespace, '-o', 'wide']).stdout}`,
-    );
-  // Ready Pods reach the Service only once their EndpointSlice is made and kube-proxy has
-  // programmed it; until then the API server's calls are refused.
-  let last = '';
-  await until('admission through the webhook Service', 120, () => {
-    last = ck(['create', '--dry-run=server', '-f', '-'], JSON.stringify(invalidRun)).stderr;
-    return last.includes('denied the request');
-  }).catch((e: unknown) => {
-    throw new Error(`${String(e)} (last: ${last})`);
-  });
-}
 
 /** Uninstalls an overlay and checks that nothing of kruntimes is left. */
 async function uninstall(path: string, namespace: string): Promise<void> {

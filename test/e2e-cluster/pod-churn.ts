@@ -4,8 +4,8 @@
 // whose Pod went fail with PodDeleted naming it, and the rest succeed; no step ran in two Pods (its
 // Pod's Events show one Pod uid); no Run was handed back more than the kill explains.
 import { expect, it } from '@jest/globals';
-import { ck, ckJson } from '../harness/node-cluster.js';
-import { until } from './helpers.js';
+import { ck } from '../harness/node-cluster.js';
+import { podUids, until } from './helpers.js';
 import {
   apply,
   ended,
@@ -21,21 +21,6 @@ import {
 } from './pod-runtime.js';
 
 const RUNS = 10;
-
-/** The uids of the Pods the Events of `pod` (a step Pod's name) speak of. */
-function podUids(pod: string): Set<string> {
-  const events = ckJson<{ items: { involvedObject: { kind: string; uid?: string } }[] }>([
-    'get',
-    'events',
-    '-n',
-    NS,
-    '--field-selector',
-    `involvedObject.name=${pod}`,
-  ]).items;
-  return new Set(
-    events.filter((e) => e.involvedObject.kind === 'Pod').map((e) => e.involvedObject.uid ?? ''),
-  );
-}
 
 /** Waits until the step's Run runs in a Pod, and returns that Pod's name. */
 const running = (runName: string) =>
@@ -104,7 +89,8 @@ export function podChurnTests(): void {
     // Each step ran in one Pod only: adopted after the kill, never made again; a step that was
     // claimed again says so in its attempts (the kill is the only reason here).
     const steps = names.flatMap((n, i) => [`${n}-a-s1`, ...(i < 2 ? [] : [`${n}-a-s2`])]);
-    const twice = steps.filter((s) => podUids(s).size !== 1);
+    const twice: string[] = [];
+    for (const s of steps) if ((await podUids(s)).size !== 1) twice.push(s);
     expect(twice).toEqual([]);
     const runs = steps.map((s) => run(s) as RunObj);
     expect(runs.filter((r) => (r.status?.attempts ?? 1) > 2).map((r) => r.metadata.name)).toEqual([]);

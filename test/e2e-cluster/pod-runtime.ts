@@ -9,7 +9,19 @@ import { LABEL_RUN } from '../../src/labels.js';
 import { repoRoot } from '../harness/paths.js';
 import { spawnSync } from 'node:child_process';
 import { ck, ckJson, clusterEnv, clusterKubeconfig, clusterState, krt } from '../harness/node-cluster.js';
-import { krtAs, krtBackgroundAs, until, userKubeconfig } from './helpers.js';
+import {
+  EXECUTOR_PODS,
+  krtAs,
+  krtBackgroundAs,
+  NS,
+  podJob,
+  step,
+  until,
+  userKubeconfig,
+  workflowRun,
+} from './helpers.js';
+
+export { EXECUTOR_PODS, NS, podJob, step, workflowRun } from './helpers.js';
 
 export interface RunObj {
   metadata: { name: string; labels?: Record<string, string> };
@@ -30,10 +42,6 @@ interface PodObj {
   status: { initContainerStatuses?: { name: string; restartCount: number }[] };
 }
 
-export const NS = 'default';
-/** `kubectl get` of the Pod executor's own Pods. */
-export const EXECUTOR_PODS = ['get', 'pods', '-n', 'kruntimes-system', '-l', 'kruntimes.io/executor=pod'];
-export const step = () => clusterEnv('STEP_IMAGE') ?? '';
 const project = () => clusterEnv('IMAGE') ?? '';
 export const uniq = (s: string) => `${s}-${Date.now().toString(36)}`;
 
@@ -41,14 +49,6 @@ export function apply(obj: object): void {
   const r = ck(['apply', '-f', '-'], JSON.stringify(obj));
   if (r.status !== 0) throw new Error(`kubectl apply: ${r.stderr}`);
 }
-
-export const workflowRun = (name: string, jobs: Record<string, unknown>) => ({
-  apiVersion: 'kruntimes.io/v1alpha1',
-  kind: 'WorkflowRun',
-  metadata: { name, namespace: NS },
-  spec: { jobs },
-});
-export const podJob = (steps: object[], extra: object = {}) => ({ 'runs-on': 'kubernetes', steps, ...extra });
 
 export const run = (name: string) => ckJson<RunObj>(['get', '-n', NS, 'run', name]);
 const phaseOf = (name: string) =>

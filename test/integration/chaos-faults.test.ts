@@ -134,6 +134,35 @@ describe('the chaos table', () => {
     expect(t).toMatch(/\| re-run: agent killed before it saw the step end +\| 1 +\|/);
   });
 
+  it("shows the Pod load's faults and container runs beside the rest", () => {
+    const t = table({
+      faults: [
+        fault('step Pod deleted', true),
+        fault('executor Pods killed', true),
+        fault('executor Pods killed', false),
+      ],
+      runs: 1,
+      completed: 1,
+      failed: 0,
+      lost: 0,
+      duplicatedExecutions: 0,
+      rerunAfterAgentKill: 0,
+      pods: { runs: 8, right: 7, wrong: 1, twice: 0 },
+      duplicatedObjects: 0,
+      unvalidatedStored: 0,
+      steps: 1,
+      latenciesMs: [1000],
+      peakRssMiB: {},
+      apiRequests: 1,
+      minutes: 1,
+    });
+    expect(t).toMatch(/\| fault: step Pod deleted +\| 1 +\|/);
+    expect(t).toMatch(/\| fault: executor Pods killed +\| 1 \(\+1 did not happen\) +\|/);
+    expect(t).toMatch(/\| container runs on the one-node cluster \(Pod executor\) +\| 8 +\|/);
+    expect(t).toMatch(/\| of those, wrong or not ended +\| 1 +\|/);
+    expect(t).toMatch(/\| container steps run in two Pods +\| 0 +\|/);
+  });
+
   it('tells a re-run of a step its restarted agent handed back from a step that ran twice', () => {
     const e = effect;
     // The step's own clock when it gives one, else when the journal received the line.
