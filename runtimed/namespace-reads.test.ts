@@ -1,7 +1,8 @@
 // What runtimed reads of a Run's namespace, over a stand-in API server: the step-network label read
 // once per 10 s, a refusal failing closed (no network) and a Secret refused failing the step, but a
 // read the API server could not answer ridden out, and thrown as NotReadNow when it lasts, so the
-// step is handed back instead of started without its network or failed for a Secret that is there.
+// step is handed back instead of started without its network, failed for a Secret that is there, or
+// started with a Secret its log does not mask.
 import { describe, expect, it } from '@jest/globals';
 import type { Run } from '../src/api/types.js';
 import { HttpError } from '../src/kube/raw.js';
@@ -78,5 +79,28 @@ describe("a step's Secrets", () => {
     );
     expect(refused).toEqual({ error: 'secret "creds": no' });
     await expect(new NamespaceReads(kube([busy()]).k, 50).secretEnv(run)).rejects.toThrow(NotReadNow);
+  });
+});
+
+describe('the Secrets a step Pod reads whole (to mask their values)', () => {
+  it('give every value and line, skip one that is missing, and mask nothing of one refused', async () => {
+    const data = { a: Buffer.from('first-value').toString('base64') };
+    expect(await new NamespaceReads(kube([{ data }]).k, 50).secretValues('team', ['s'])).toEqual([
+      'first-value',
+    ]);
+    expect(
+      await new NamespaceReads(kube([new HttpError(404, '{}')]).k, 50).secretValues('team', ['s']),
+    ).toEqual([]);
+    expect(
+      await new NamespaceReads(kube([new HttpError(403, '{"message":"no"}')]).k, 50).secretValues('team', [
+        's',
+      ]),
+    ).toEqual([]);
+  });
+
+  it('are not skipped when the API server could not answer: the step would log them unmasked', async () => {
+    await expect(new NamespaceReads(kube([busy()]).k, 50).secretValues('team', ['s'])).rejects.toThrow(
+      'cannot read secret "s" now: etcd leader changed',
+    );
   });
 });

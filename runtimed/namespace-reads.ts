@@ -65,8 +65,9 @@ export class NamespaceReads {
 
   /**
    * Every value of these Secrets of a namespace (and each of its lines, as maskedValues gives them),
-   * to mask them (a step Pod reads them whole: envFrom,
-   * a volume). One this agent cannot read masks nothing; the kubelet says whether the step may start.
+   * to mask them (a step Pod reads them whole: envFrom, a volume). One this agent may not read
+   * masks nothing; the kubelet says whether the step may start. One the API server cannot answer for
+   * now throws NotReadNow: the Pod would get it while its log went unmasked.
    */
   async secretValues(namespace: string, names: string[]): Promise<string[]> {
     const out: string[] = [];
@@ -81,8 +82,9 @@ export class NamespaceReads {
         ]);
         out.push(...maskedValues(Object.fromEntries(values)));
       } catch (e) {
-        if (statusCode(e) !== 404)
-          log.warn({ namespace, secret: name, err: statusMessage(e) }, 'cannot read a Secret to mask it');
+        if (statusCode(e) === 404) continue;
+        if (isTransient(e)) throw new NotReadNow(`cannot read secret "${name}" now: ${statusMessage(e)}`);
+        log.warn({ namespace, secret: name, err: statusMessage(e) }, 'cannot read a Secret to mask it');
       }
     return out;
   }
