@@ -9,8 +9,10 @@ export interface Relay {
   cut(): void;
   restore(): void;
   /**
-   * Holds every chunk this many ms before passing it on (0: at once), both ways or only the
-   * server's answers; order is kept.
+   * Slows the link (0: at once); order is kept. Both ways, each chunk waits this long after the one
+   * before it went on, as on a congested link whose queue grows with the traffic. Only the server's
+   * answers: each chunk is passed on this long after it arrived, so every answer comes late by
+   * about that much, however many chunks it has.
    */
   delay(ms: number, way?: 'both' | 'answers'): void;
   close(): Promise<void>;
@@ -27,8 +29,13 @@ export async function relay(targetPort: number): Promise<Relay> {
     let chain = Promise.resolve();
     from.on('data', (chunk: Buffer) => {
       const wait = answers || !answersOnly ? delayMs : 0;
+      const due = Date.now() + wait;
+      const hold = () => (answersOnly ? Math.max(0, due - Date.now()) : wait);
       chain = chain
-        .then(() => (wait > 0 ? new Promise<void>((r) => setTimeout(r, wait)) : undefined))
+        .then(() => {
+          const ms = hold();
+          return ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : undefined;
+        })
         .then(() => void (to.destroyed ? undefined : to.write(chunk)));
     });
     from.on('end', () => void chain.then(() => to.end()));
